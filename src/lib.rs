@@ -1,0 +1,7 @@
+//! Offline mirror of Great Britain's road traffic statistics API.
+//!
+//! [`catalog`] describes every dataset once; [`load`] builds the SQLite file from published CSV
+//! files; [`server`] answers the public API's requests from it.
+
+pub mod catalog;
+pub mod schema;
