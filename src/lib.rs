@@ -4,4 +4,5 @@
 //! files; [`server`] answers the public API's requests from it.
 
 pub mod catalog;
+pub mod load;
 pub mod schema;

@@ -1,0 +1,419 @@
+//! Reading the rows of one kind of file: header mapping, cell checks, natural keys, ids.
+
+use std::io::Read;
+use std::sync::mpsc::SyncSender;
+
+use rustc_hash::FxHashMap;
+
+use super::areas::{AadfPoints, Areas};
+use super::input::{self, InputSource};
+use super::report::{LoadReport, Problem, Progress, WarningKind};
+use super::value::{self, Value};
+use super::{Batch, LoadError, BATCH_ROWS};
+use crate::catalog::{self, Column, Dataset, Source, ValueType};
+
+fn csv_reader<R: Read>(r: R) -> csv::Reader<R> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .buffer_capacity(1 << 20)
+        .from_reader(r)
+}
+
+/// Reads a source's header (after checking it is CSV at all) and gives back the reader
+/// positioned on the first row.
+fn read_header<'r>(
+    source: &InputSource,
+    reader: &'r mut dyn Read,
+) -> Result<(csv::Reader<Box<dyn Read + 'r>>, Vec<String>), String> {
+    let mut head = Vec::with_capacity(512);
+    reader
+        .take(512)
+        .read_to_end(&mut head)
+        .map_err(|e| format!("{}: {e}", source.name()))?;
+    if let Some(what) = input::sniff_not_csv(&head) {
+        return Err(format!("{}: refused: this file is {what}", source.name()));
+    }
+    let chained: Box<dyn Read + 'r> = Box::new(std::io::Cursor::new(head).chain(reader));
+    let mut rdr = csv_reader(chained);
+    let mut record = csv::ByteRecord::new();
+    match rdr.read_byte_record(&mut record) {
+        Ok(true) => {}
+        Ok(false) => return Err(format!("{}: refused: the file is empty", source.name())),
+        Err(e) => return Err(format!("{}: refused: unreadable CSV header: {e}", source.name())),
+    }
+    let headers = record.iter().map(|h| input::normalise_header(&value::decode(h))).collect();
+    Ok((rdr, headers))
+}
+
+/// Recognises the kind of every source; refuses the load naming every file it cannot take.
+pub fn classify(sources: &[InputSource]) -> Result<Vec<&'static Dataset>, LoadError> {
+    let mut kinds = Vec::new();
+    let mut refusals = Vec::new();
+    for source in sources {
+        let kind = input::with_reader(source, |r| {
+            Ok(read_header(source, r).and_then(|(_, headers)| input::recognise(&source.name(), &headers)))
+        })?;
+        match kind {
+            Ok(k) => kinds.push(k),
+            Err(message) => refusals.push(message),
+        }
+    }
+    if refusals.is_empty() {
+        Ok(kinds)
+    } else {
+        Err(LoadError::Refused(refusals.join("\n")))
+    }
+}
+
+/// Where the columns the loader treats specially sit in a dataset's rows.
+struct Positions {
+    id: usize,
+    count_point_id: Option<usize>,
+    hour: Option<usize>,
+    road_category: Option<usize>,
+    road_category_id: Option<usize>,
+    key: Vec<usize>,
+    counts: Vec<usize>,
+    /// (total, its parts): totals that usually equal the sum of their parts.
+    totals: Vec<(usize, Vec<usize>)>,
+}
+
+const HGV_PARTS: [&str; 6] = [
+    "hgvs_2_rigid_axle",
+    "hgvs_3_rigid_axle",
+    "hgvs_4_or_more_rigid_axle",
+    "hgvs_3_or_4_articulated_axle",
+    "hgvs_5_articulated_axle",
+    "hgvs_6_articulated_axle",
+];
+const MOTOR_PARTS: [&str; 5] = [
+    "two_wheeled_motor_vehicles",
+    "cars_and_taxis",
+    "buses_and_coaches",
+    "lgvs",
+    "all_hgvs",
+];
+
+impl Positions {
+    fn new(d: &Dataset) -> Self {
+        let pos = |name: &str| d.columns().position(|c| c.name == name);
+        let parts = |names: &[&str]| names.iter().map(|n| pos(n)).collect::<Option<Vec<usize>>>();
+        let mut totals = Vec::new();
+        for (total, names) in [("all_hgvs", &HGV_PARTS[..]), ("all_motor_vehicles", &MOTOR_PARTS[..])] {
+            if let (Some(t), Some(p)) = (pos(total), parts(names)) {
+                totals.push((t, p));
+            }
+        }
+        let counts = catalog::AADF
+            .columns()
+            .skip_while(|c| c.name != "pedal_cycles")
+            .take_while(|c| c.stored)
+            .filter_map(|c| pos(c.name))
+            .collect();
+        Positions {
+            id: pos("id").expect("every dataset has an id"),
+            count_point_id: pos("count_point_id"),
+            hour: pos("hour"),
+            road_category: pos("road_category"),
+            road_category_id: pos("road_category_id"),
+            key: d.natural_key.iter().map(|k| pos(k).expect("key column")).collect(),
+            counts,
+            totals,
+        }
+    }
+}
+
+/// Loads every file of one kind: ids, duplicate keys and bad rows are tracked across them.
+pub struct TableLoader {
+    dataset: &'static Dataset,
+    skip_bad_rows: bool,
+    keep_first: bool,
+    pos: Positions,
+    area_pos: super::areas::AreaPositions,
+    next_id: i64,
+    /// Packed natural key -> ordinal of the row that had it first.
+    keys: FxHashMap<u64, u32>,
+    /// Per text key component, its values seen so far (packed as small numbers).
+    interned: Vec<FxHashMap<String, u64>>,
+    /// Line of each kept row by ordinal, and the first ordinal of each file, to name the
+    /// first place of a duplicate.
+    lines: Vec<u32>,
+    files: Vec<(u32, String)>,
+    rows: u64,
+    batch: Vec<Vec<Value>>,
+}
+
+impl TableLoader {
+    pub fn new(dataset: &'static Dataset, skip_bad_rows: bool, keep_first: bool) -> Self {
+        let pos = Positions::new(dataset);
+        TableLoader {
+            dataset,
+            skip_bad_rows,
+            keep_first,
+            interned: vec![FxHashMap::default(); pos.key.len()],
+            pos,
+            area_pos: super::areas::AreaPositions::new(dataset),
+            next_id: 1,
+            keys: FxHashMap::default(),
+            lines: Vec::new(),
+            files: Vec::new(),
+            rows: 0,
+            batch: Vec::with_capacity(BATCH_ROWS),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn load_source(
+        &mut self,
+        source: &InputSource,
+        tx: &SyncSender<Batch>,
+        progress: &Progress,
+        areas: &mut Areas,
+        aadf_points: &mut AadfPoints,
+        report: &mut LoadReport,
+    ) -> Result<(), LoadError> {
+        let name = source.name();
+        self.files.push((self.lines.len() as u32, name.clone()));
+        input::with_reader(source, |reader| {
+            let (mut rdr, headers) = read_header(source, reader).map_err(LoadError::Refused)?;
+            let columns: Vec<&Column> = self.dataset.columns().collect();
+            let mapping: Vec<Option<usize>> = columns
+                .iter()
+                .map(|c| headers.iter().position(|h| input::header_matches(c, h)))
+                .collect();
+            let ignored: Vec<&str> = headers
+                .iter()
+                .filter(|h| !columns.iter().any(|c| input::header_matches(c, h)))
+                .map(String::as_str)
+                .collect();
+            if !ignored.is_empty() {
+                report.warn(WarningKind::IgnoredColumns, &name, Some(ignored.join(", ")));
+            }
+            for (c, m) in columns.iter().zip(&mapping) {
+                if m.is_none() && matches!(c.source, Source::Csv(_)) && c.stored {
+                    report.warn(WarningKind::MissingColumn, &name, Some(c.name.to_string()));
+                }
+            }
+            let mut record = csv::ByteRecord::new();
+            let mut row_problem: Option<(Option<&str>, String)>;
+            loop {
+                match rdr.read_byte_record(&mut record) {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(e) => {
+                        let line = e.position().map_or(0, |p| p.line());
+                        return Err(LoadError::Refused(format!("{name}:{line}: unreadable CSV: {e}")));
+                    }
+                }
+                let line = record.position().map_or(0, |p| p.line());
+                if record.len() == 1 && record.get(0).is_some_and(|f| f.is_empty()) {
+                    continue; // a blank line
+                }
+                row_problem = None;
+                let mut row: Vec<Value> = Vec::with_capacity(columns.len());
+                if record.len() != headers.len() {
+                    row_problem = Some((
+                        None,
+                        format!("expected {} fields as in the header, found {}", headers.len(), record.len()),
+                    ));
+                } else {
+                    for (c, m) in columns.iter().zip(&mapping) {
+                        let v = match m {
+                            Some(i) => match value::parse(&record[*i], c.ty, self.dataset.integers_strict) {
+                                Ok(v) => v,
+                                Err(reason) => {
+                                    row_problem = Some((Some(c.name), reason));
+                                    break;
+                                }
+                            },
+                            None => Value::Null,
+                        };
+                        row.push(v);
+                    }
+                }
+                if row_problem.is_none() {
+                    self.fix_row(&mut row);
+                    row_problem = self.check_row(&row);
+                }
+                if let Some((column, reason)) = row_problem {
+                    report.reject(Problem::new(&name, line, column, reason));
+                    continue;
+                }
+                match self.check_key(&row) {
+                    Ok(key) => {
+                        if let Some(&first) = self.keys.get(&key) {
+                            let place = self.place_of(first);
+                            report.duplicate(
+                                Problem::new(
+                                    &name,
+                                    line,
+                                    None,
+                                    format!("duplicate {} ({}) first seen at {place}", self.key_names(), self.key_values(&row)),
+                                ),
+                                self.keep_first,
+                            );
+                            continue;
+                        }
+                        self.keys.insert(key, self.lines.len() as u32);
+                    }
+                    Err((column, reason)) => {
+                        report.reject(Problem::new(&name, line, Some(column), reason));
+                        continue;
+                    }
+                }
+                self.lines.push(line as u32);
+                self.warn_about(&row, &name, line, report);
+                let id = match self.pos.count_point_id {
+                    // Count points keep their published id (the API shows id = count_point_id).
+                    Some(cp) if self.dataset.table == catalog::COUNT_POINTS.table => row[cp].as_int().unwrap_or(0),
+                    _ => {
+                        let id = self.next_id;
+                        self.next_id += 1;
+                        id
+                    }
+                };
+                row[self.pos.id] = Value::Int(id);
+                areas.observe(&self.area_pos, &row);
+                if self.dataset.table == catalog::AADF.table {
+                    aadf_points.observe(&row);
+                }
+                self.rows += 1;
+                // Once the load is bound to fail, rows are only checked, not inserted.
+                if report.is_clean(self.skip_bad_rows, self.keep_first) {
+                    self.batch.push(row);
+                    if self.batch.len() >= BATCH_ROWS {
+                        self.flush(tx)?;
+                        progress.update(source, rdr.position().byte(), self.rows);
+                    }
+                }
+            }
+            self.flush(tx)?;
+            progress.source_done(source);
+            Ok(())
+        })
+    }
+
+    fn flush(&mut self, tx: &SyncSender<Batch>) -> Result<(), LoadError> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let rows = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_ROWS));
+        tx.send(Batch {
+            table: self.dataset,
+            rows,
+        })
+        .map_err(|_| LoadError::Refused("the SQLite writer stopped".into()))
+    }
+
+    pub fn finish(&self, report: &mut LoadReport) {
+        if !self.files.is_empty() {
+            report.add_rows(self.dataset.table, self.rows);
+        }
+    }
+
+    /// Dataset-specific completions: the regional road type table may give its road category
+    /// only as an id 1..6.
+    fn fix_row(&self, row: &mut [Value]) {
+        if let (Some(cat), Some(cat_id)) = (self.pos.road_category, self.pos.road_category_id) {
+            if row[cat] == Value::Null {
+                if let Some(code) = row[cat_id]
+                    .as_int()
+                    .and_then(|i| usize::try_from(i - 1).ok())
+                    .and_then(|i| catalog::ROAD_CATEGORY_CODES.get(i))
+                {
+                    row[cat] = Value::Text(code.to_string());
+                }
+            }
+        }
+    }
+
+    fn check_row(&self, row: &[Value]) -> Option<(Option<&'static str>, String)> {
+        for &k in &self.pos.key {
+            if row[k] == Value::Null {
+                let name = self.dataset.columns().nth(k).map(|c| c.name);
+                return Some((name, "missing value in a key column".into()));
+            }
+        }
+        None
+    }
+
+    /// Packs the natural key into 64 bits: the leading id gets 32 bits, a date 16 (days since
+    /// 1960), other integers 12 (years, hours) and text codes 4 (interned).
+    fn check_key(&mut self, row: &[Value]) -> Result<u64, (&'static str, String)> {
+        let mut key: u64 = 0;
+        for (n, &k) in self.pos.key.iter().enumerate() {
+            let column = self.dataset.columns().nth(k).expect("key column");
+            let (bits, v): (u32, Option<u64>) = match (&row[k], column.ty) {
+                (Value::Int(v), ValueType::Integer) => {
+                    let bits = if n == 0 { 32 } else { 12 };
+                    (bits, u64::try_from(*v).ok())
+                }
+                (Value::Text(d), ValueType::Date) => (16, value::day_number(d).and_then(|d| u64::try_from(d).ok())),
+                (Value::Text(t), _) => {
+                    let map = &mut self.interned[n];
+                    let next = map.len() as u64;
+                    (4, Some(*map.entry(t.clone()).or_insert(next)))
+                }
+                _ => (0, None),
+            };
+            match v {
+                Some(v) if v < (1u64 << bits) => key = (key << bits) | v,
+                _ => return Err((column.name, format!("value {:?} out of the range of a key", row[k]))),
+            }
+        }
+        Ok(key)
+    }
+
+    fn key_names(&self) -> String {
+        self.dataset.natural_key.join(", ")
+    }
+
+    fn key_values(&self, row: &[Value]) -> String {
+        self.pos
+            .key
+            .iter()
+            .map(|&k| match &row[k] {
+                Value::Int(v) => v.to_string(),
+                Value::Text(t) => t.clone(),
+                other => format!("{other:?}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    fn place_of(&self, ordinal: u32) -> String {
+        let file = self
+            .files
+            .iter()
+            .rev()
+            .find(|(first, _)| *first <= ordinal)
+            .map_or("?", |(_, f)| f.as_str());
+        format!("{file}:{}", self.lines[ordinal as usize])
+    }
+
+    /// Surprises that real releases contain: kept, and counted as warnings.
+    fn warn_about(&self, row: &[Value], name: &str, line: u64, report: &mut LoadReport) {
+        let place = || format!("{name}:{line}");
+        if self
+            .pos
+            .counts
+            .iter()
+            .any(|&i| row[i].as_int().is_some_and(|v| v < 0))
+        {
+            report.warn(WarningKind::NegativeCount, &place(), None);
+        }
+        if self.pos.hour.is_some_and(|h| row[h] == Value::Int(0)) {
+            report.warn(WarningKind::HourZero, &place(), None);
+        }
+        for (total, parts) in &self.pos.totals {
+            let sum: Option<i64> = parts.iter().map(|&p| row[p].as_int()).sum();
+            if let (Some(t), Some(s)) = (row[*total].as_int(), sum) {
+                if t != s {
+                    report.warn(WarningKind::TotalMismatch, &place(), None);
+                    break;
+                }
+            }
+        }
+    }
+}
