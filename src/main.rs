@@ -1,1 +1,14 @@
-fn main() {}
+//! `roadtraffic-serve`: the API server. Everything but argument parsing lives in the library.
+
+use clap::Parser;
+use roadtraffic::server::{self, Config};
+
+#[actix_web::main]
+async fn main() -> std::io::Result<()> {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
+    let config = Config::parse();
+    let (server, addr) =
+        server::start(config).inspect_err(|e| eprintln!("roadtraffic-serve: {e}"))?;
+    log::info!("listening on http://{addr}");
+    server.await
+}

@@ -94,7 +94,8 @@ pub struct Areas {
 }
 
 fn text_at(row: &[Value], at: Option<usize>) -> Option<String> {
-    at.and_then(|i| row[i].as_text()).map(|s| s.trim().to_string())
+    at.and_then(|i| row[i].as_text())
+        .map(|s| s.trim().to_string())
 }
 fn int_at(row: &[Value], at: Option<usize>) -> Option<i64> {
     at.and_then(|i| row[i].as_int())
@@ -147,7 +148,10 @@ impl Default for AadfPoints {
 
 impl AadfPoints {
     pub fn observe(&mut self, aadf_row: &[Value]) {
-        let (Some(cp), Some(year)) = (aadf_row[self.count_point_id].as_int(), aadf_row[self.year].as_int()) else {
+        let (Some(cp), Some(year)) = (
+            aadf_row[self.count_point_id].as_int(),
+            aadf_row[self.year].as_int(),
+        ) else {
             return;
         };
         let entry = self.points.entry(cp).or_insert((i64::MIN, Vec::new()));
@@ -164,7 +168,11 @@ impl AadfPoints {
 
 /// Sets each count point's aadf_year from the AADF rows, and adds the count points that only
 /// the AADF rows know (all of them when no count points file was given).
-pub fn complete_count_points(conn: &Connection, points: &AadfPoints, report: &mut LoadReport) -> Result<(), LoadError> {
+pub fn complete_count_points(
+    conn: &Connection,
+    points: &AadfPoints,
+    report: &mut LoadReport,
+) -> Result<(), LoadError> {
     if points.points.is_empty() {
         return Ok(());
     }
@@ -185,7 +193,10 @@ pub fn complete_count_points(conn: &Connection, points: &AadfPoints, report: &mu
         if update.execute((year, id))? == 0 {
             let mut row = location.clone();
             row[0] = Value::Int(*id);
-            row[names.iter().position(|n| *n == "aadf_year").expect("aadf_year")] = Value::Int(*year);
+            row[names
+                .iter()
+                .position(|n| *n == "aadf_year")
+                .expect("aadf_year")] = Value::Int(*year);
             insert.execute(rusqlite::params_from_iter(row.iter()))?;
             derived += 1;
         }
@@ -194,7 +205,9 @@ pub fn complete_count_points(conn: &Connection, points: &AadfPoints, report: &mu
     conn.execute_batch("COMMIT")?;
     if derived > 0 {
         report.add_rows(cp.table, derived);
-        report.note(format!("{derived} count points derived from the AADF rows (latest year's location)"));
+        report.note(format!(
+            "{derived} count points derived from the AADF rows (latest year's location)"
+        ));
     }
     Ok(())
 }
@@ -212,7 +225,12 @@ fn country_of(countries: &[Country], name: Option<&str>, ons: Option<&str>) -> O
         name.and_then(|n| countries.iter().find(|c| c.name.eq_ignore_ascii_case(n)))
             .map(|c| c.id)
     };
-    let england = || countries.iter().find(|c| c.ons_code.starts_with('E')).map(|c| c.id);
+    let england = || {
+        countries
+            .iter()
+            .find(|c| c.ons_code.starts_with('E'))
+            .map(|c| c.id)
+    };
     by_ons.or_else(by_name).or_else(england)
 }
 
@@ -223,18 +241,24 @@ pub fn write_derived(
     report: &mut LoadReport,
 ) -> Result<(), LoadError> {
     conn.execute_batch("BEGIN")?;
-    let mut insert = conn.prepare("INSERT INTO countries (id, name, ons_code) VALUES (?1, ?2, ?3)")?;
+    let mut insert =
+        conn.prepare("INSERT INTO countries (id, name, ons_code) VALUES (?1, ?2, ?3)")?;
     for c in countries {
         insert.execute((c.id, &c.name, &c.ons_code))?;
     }
     report.add_rows(catalog::COUNTRIES.table, countries.len() as u64);
 
-    let mut insert = conn.prepare("INSERT INTO regions (id, name, ons_code, country_id) VALUES (?1, ?2, ?3, ?4)")?;
+    let mut insert = conn
+        .prepare("INSERT INTO regions (id, name, ons_code, country_id) VALUES (?1, ?2, ?3, ?4)")?;
     let mut ids: Vec<&i64> = areas.regions.keys().collect();
     ids.sort();
     for id in &ids {
         let r = &areas.regions[id];
-        let country = country_of(countries, r.name.value.as_deref(), r.ons_code.value.as_deref());
+        let country = country_of(
+            countries,
+            r.name.value.as_deref(),
+            r.ons_code.value.as_deref(),
+        );
         insert.execute((id, &r.name.value, &r.ons_code.value, country))?;
     }
     report.add_rows(catalog::REGIONS.table, ids.len() as u64);

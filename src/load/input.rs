@@ -57,18 +57,29 @@ pub fn expand(inputs: &[PathBuf]) -> Result<(Vec<InputSource>, Vec<PathBuf>), Lo
     let mut sources = Vec::new();
     for file in &files {
         if is_zip(file).map_err(|e| LoadError::io(file, e))? {
-            let mut archive = zip::ZipArchive::new(File::open(file).map_err(|e| LoadError::io(file, e))?)
-                .map_err(|e| LoadError::Refused(format!("{}: not a readable zip archive: {e}", file.display())))?;
+            let mut archive =
+                zip::ZipArchive::new(File::open(file).map_err(|e| LoadError::io(file, e))?)
+                    .map_err(|e| {
+                        LoadError::Refused(format!(
+                            "{}: not a readable zip archive: {e}",
+                            file.display()
+                        ))
+                    })?;
             let mut names: Vec<(String, u64)> = Vec::new();
             for i in 0..archive.len() {
-                let entry = archive
-                    .by_index_raw(i)
-                    .map_err(|e| LoadError::Refused(format!("{}: damaged zip archive: {e}", file.display())))?;
+                let entry = archive.by_index_raw(i).map_err(|e| {
+                    LoadError::Refused(format!("{}: damaged zip archive: {e}", file.display()))
+                })?;
                 let name = entry
                     .name()
-                    .map_err(|e| LoadError::Refused(format!("{}: damaged zip archive: {e}", file.display())))?
+                    .map_err(|e| {
+                        LoadError::Refused(format!("{}: damaged zip archive: {e}", file.display()))
+                    })?
                     .to_string();
-                if !entry.is_dir() && !name.starts_with("__MACOSX/") && has_extension(Path::new(&name), "csv") {
+                if !entry.is_dir()
+                    && !name.starts_with("__MACOSX/")
+                    && has_extension(Path::new(&name), "csv")
+                {
                     names.push((name, entry.size()));
                 }
             }
@@ -84,7 +95,9 @@ pub fn expand(inputs: &[PathBuf]) -> Result<(Vec<InputSource>, Vec<PathBuf>), Lo
                 size,
             }));
         } else {
-            let size = std::fs::metadata(file).map_err(|e| LoadError::io(file, e))?.len();
+            let size = std::fs::metadata(file)
+                .map_err(|e| LoadError::io(file, e))?
+                .len();
             sources.push(InputSource {
                 path: file.clone(),
                 member: None,
@@ -122,7 +135,11 @@ pub fn sha256_file(path: &Path) -> io::Result<String> {
             n => hasher.update(&buf[..n]),
         }
     }
-    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
 }
 
 /// Opens a source and hands a reader of its bytes to `f`. Zip members are decompressed in
@@ -205,9 +222,9 @@ pub fn recognise(name: &str, headers: &[String]) -> Result<&'static Dataset, Str
             let specific = partial.iter().find(|(near, _)| {
                 near.columns().any(|c| {
                     near.natural_key.contains(&c.name)
-                        && headers
-                            .iter()
-                            .any(|h| header_matches(c, h) && !d.columns().any(|m| header_matches(m, h)))
+                        && headers.iter().any(|h| {
+                            header_matches(c, h) && !d.columns().any(|m| header_matches(m, h))
+                        })
                 })
             });
             return match specific {
@@ -215,7 +232,10 @@ pub fn recognise(name: &str, headers: &[String]) -> Result<&'static Dataset, Str
                 None => Ok(d),
             };
         }
-        if closest.as_ref().is_none_or(|(_, m)| missing.len() < m.len()) {
+        if closest
+            .as_ref()
+            .is_none_or(|(_, m)| missing.len() < m.len())
+        {
             closest = Some((d, missing.clone()));
         }
         partial.push((d, missing));
@@ -237,7 +257,10 @@ fn missing_message(name: &str, d: &Dataset, missing: &[&str]) -> String {
 /// A Git LFS pointer or an HTML page saved under a `.csv` name.
 pub fn sniff_not_csv(first_bytes: &[u8]) -> Option<&'static str> {
     let text = String::from_utf8_lossy(first_bytes);
-    let t = text.trim_start_matches('\u{feff}').trim_start().to_ascii_lowercase();
+    let t = text
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .to_ascii_lowercase();
     if t.starts_with("version https://git-lfs") {
         Some("a Git LFS pointer, not the data: fetch the real file (git lfs pull)")
     } else if t.starts_with("<!doctype") || t.starts_with("<html") || t.starts_with("<?xml") {
@@ -263,9 +286,15 @@ mod tests {
             "estimation_method_detailed,",
             "estimation_method_detailed,direction_of_travel,",
         );
-        assert_eq!(recognise("f", &headers(&by_dir)).unwrap().table, "aadf_by_direction");
+        assert_eq!(
+            recognise("f", &headers(&by_dir)).unwrap().table,
+            "aadf_by_direction"
+        );
         let la = "\u{feff}\"Local_authority_id\",\"Local_authority_name\",\"Year\",\"Link_length_km\",\"Link_length_miles\",\"Cars_and_taxis\",\"All_motor_vehicles\"";
-        assert_eq!(recognise("f", &headers(la)).unwrap().table, "local_authority_traffic");
+        assert_eq!(
+            recognise("f", &headers(la)).unwrap().table,
+            "local_authority_traffic"
+        );
     }
 
     #[test]
@@ -277,15 +306,24 @@ mod tests {
 
     #[test]
     fn old_eras_are_refused_by_name() {
-        let err = recognise("d.csv", &headers("AADFYear,CP,Estimation_method,Region,LocalAuthority,Road,AllMotorVehicles")).unwrap_err();
-        assert!(err.contains("2015-2019") && err.contains("CamelCase"), "{err}");
+        let err = recognise(
+            "d.csv",
+            &headers("AADFYear,CP,Estimation_method,Region,LocalAuthority,Road,AllMotorVehicles"),
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("2015-2019") && err.contains("CamelCase"),
+            "{err}"
+        );
         let err = recognise("r.csv", &headers("CP,iDir,Year,dCount,Hour,PC,AMV")).unwrap_err();
         assert!(err.contains("short-code"), "{err}");
     }
 
     #[test]
     fn sniffs_lfs_and_html() {
-        assert!(sniff_not_csv(b"version https://git-lfs.github.com/spec/v1\noid sha256:").is_some());
+        assert!(
+            sniff_not_csv(b"version https://git-lfs.github.com/spec/v1\noid sha256:").is_some()
+        );
         assert!(sniff_not_csv(b"<!DOCTYPE html><html>").is_some());
         assert!(sniff_not_csv(b"count_point_id,year").is_none());
     }

@@ -127,30 +127,31 @@ pub fn run(opts: &LoadOptions) -> Result<LoadReport, LoadError> {
         Err(std::fs::TryLockError::WouldBlock) => return Err(LoadError::Busy(opts.db.clone())),
         Err(std::fs::TryLockError::Error(e)) => return Err(LoadError::io(&partial, e)),
     }
-    let result = build(opts, &partial, &sources, &kinds, &countries, started).and_then(|mut report| {
-        let hashes = hashing.join().expect("hashing thread")?;
-        report.sources = files
-            .iter()
-            .zip(hashes)
-            .map(|(f, sha256)| SourceReport {
-                file: f.display().to_string(),
-                bytes: std::fs::metadata(f).map(|m| m.len()).unwrap_or(0),
-                sha256,
-            })
-            .collect();
-        finish(&partial, &report)?;
-        // Make the new file durable before it replaces the old one.
-        File::open(&partial)
-            .and_then(|f| f.sync_all())
-            .map_err(|e| LoadError::io(&partial, e))?;
-        std::fs::rename(&partial, &opts.db).map_err(|e| LoadError::io(&opts.db, e))?;
-        if let Some(dir) = opts.db.parent().filter(|d| !d.as_os_str().is_empty()) {
-            // The rename itself is durable once the directory is synced.
-            let _ = File::open(dir).and_then(|d| d.sync_all());
-        }
-        report.elapsed_seconds = started.elapsed().as_secs_f64();
-        Ok(report)
-    });
+    let result =
+        build(opts, &partial, &sources, &kinds, &countries, started).and_then(|mut report| {
+            let hashes = hashing.join().expect("hashing thread")?;
+            report.sources = files
+                .iter()
+                .zip(hashes)
+                .map(|(f, sha256)| SourceReport {
+                    file: f.display().to_string(),
+                    bytes: std::fs::metadata(f).map(|m| m.len()).unwrap_or(0),
+                    sha256,
+                })
+                .collect();
+            finish(&partial, &report)?;
+            // Make the new file durable before it replaces the old one.
+            File::open(&partial)
+                .and_then(|f| f.sync_all())
+                .map_err(|e| LoadError::io(&partial, e))?;
+            std::fs::rename(&partial, &opts.db).map_err(|e| LoadError::io(&opts.db, e))?;
+            if let Some(dir) = opts.db.parent().filter(|d| !d.as_os_str().is_empty()) {
+                // The rename itself is durable once the directory is synced.
+                let _ = File::open(dir).and_then(|d| d.sync_all());
+            }
+            report.elapsed_seconds = started.elapsed().as_secs_f64();
+            Ok(report)
+        });
     if result.is_err() {
         let _ = std::fs::remove_file(&partial);
     }
@@ -223,8 +224,19 @@ fn build(
     let mut read_result = Ok(());
     for dataset in LOAD_ORDER {
         let mut table = TableLoader::new(dataset, opts.skip_bad_rows, opts.keep_first);
-        for (source, _) in sources.iter().zip(kinds).filter(|(_, k)| k.table == dataset.table) {
-            read_result = table.load_source(source, &tx, &progress, &mut areas, &mut aadf_points, &mut report);
+        for (source, _) in sources
+            .iter()
+            .zip(kinds)
+            .filter(|(_, k)| k.table == dataset.table)
+        {
+            read_result = table.load_source(
+                source,
+                &tx,
+                &progress,
+                &mut areas,
+                &mut aadf_points,
+                &mut report,
+            );
             if read_result.is_err() {
                 break;
             }

@@ -164,7 +164,11 @@ impl LoadReport {
             }
         }
         if self.duplicate_count > 0 {
-            let _ = writeln!(out, "Duplicate rows dropped (first kept): {}", self.duplicate_count);
+            let _ = writeln!(
+                out,
+                "Duplicate rows dropped (first kept): {}",
+                self.duplicate_count
+            );
             for p in &self.duplicates {
                 let _ = writeln!(out, "  {p}");
             }
@@ -191,10 +195,16 @@ impl LoadReport {
         vec![
             ("schema_version", SCHEMA_VERSION.to_string()),
             ("release", self.release.clone().unwrap_or_default()),
-            ("loaded_at", humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()),
+            (
+                "loaded_at",
+                humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            ),
             ("loader_version", env!("CARGO_PKG_VERSION").to_string()),
             ("row_counts", serde_json::Value::Object(counts).to_string()),
-            ("sources", serde_json::to_string(&self.sources).expect("sources serialise")),
+            (
+                "sources",
+                serde_json::to_string(&self.sources).expect("sources serialise"),
+            ),
         ]
     }
 }
@@ -203,8 +213,18 @@ impl LoadReport {
 pub fn bad_rows_message(report: &LoadReport) -> String {
     let mut out = String::new();
     for (problems, count, what, fix) in [
-        (&report.rejected, report.rejected_count, "unreadable row(s)", "--skip-bad-rows skips them"),
-        (&report.duplicates, report.duplicate_count, "duplicate key(s)", "--keep-first keeps the first"),
+        (
+            &report.rejected,
+            report.rejected_count,
+            "unreadable row(s)",
+            "--skip-bad-rows skips them",
+        ),
+        (
+            &report.duplicates,
+            report.duplicate_count,
+            "duplicate key(s)",
+            "--keep-first keeps the first",
+        ),
     ] {
         if count == 0 {
             continue;
@@ -231,11 +251,16 @@ pub struct Progress {
 impl Progress {
     pub fn new(enabled: bool, total_bytes: u64) -> Self {
         let bar = enabled.then(|| {
-            let bar = ProgressBar::with_draw_target(Some(total_bytes), ProgressDrawTarget::stderr_with_hz(4));
+            let bar = ProgressBar::with_draw_target(
+                Some(total_bytes),
+                ProgressDrawTarget::stderr_with_hz(4),
+            );
             bar.set_style(
-                ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {bytes}/{total_bytes} {msg} ETA {eta}")
-                    .expect("template")
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {bytes}/{total_bytes} {msg} ETA {eta}",
+                )
+                .expect("template")
+                .progress_chars("=> "),
             );
             bar
         });

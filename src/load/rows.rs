@@ -40,9 +40,17 @@ fn read_header<'r>(
     match rdr.read_byte_record(&mut record) {
         Ok(true) => {}
         Ok(false) => return Err(format!("{}: refused: the file is empty", source.name())),
-        Err(e) => return Err(format!("{}: refused: unreadable CSV header: {e}", source.name())),
+        Err(e) => {
+            return Err(format!(
+                "{}: refused: unreadable CSV header: {e}",
+                source.name()
+            ))
+        }
     }
-    let headers = record.iter().map(|h| input::normalise_header(&value::decode(h))).collect();
+    let headers = record
+        .iter()
+        .map(|h| input::normalise_header(&value::decode(h)))
+        .collect();
     Ok((rdr, headers))
 }
 
@@ -52,7 +60,8 @@ pub fn classify(sources: &[InputSource]) -> Result<Vec<&'static Dataset>, LoadEr
     let mut refusals = Vec::new();
     for source in sources {
         let kind = input::with_reader(source, |r| {
-            Ok(read_header(source, r).and_then(|(_, headers)| input::recognise(&source.name(), &headers)))
+            Ok(read_header(source, r)
+                .and_then(|(_, headers)| input::recognise(&source.name(), &headers)))
         })?;
         match kind {
             Ok(k) => kinds.push(k),
@@ -100,7 +109,10 @@ impl Positions {
         let pos = |name: &str| d.columns().position(|c| c.name == name);
         let parts = |names: &[&str]| names.iter().map(|n| pos(n)).collect::<Option<Vec<usize>>>();
         let mut totals = Vec::new();
-        for (total, names) in [("all_hgvs", &HGV_PARTS[..]), ("all_motor_vehicles", &MOTOR_PARTS[..])] {
+        for (total, names) in [
+            ("all_hgvs", &HGV_PARTS[..]),
+            ("all_motor_vehicles", &MOTOR_PARTS[..]),
+        ] {
             if let (Some(t), Some(p)) = (pos(total), parts(names)) {
                 totals.push((t, p));
             }
@@ -117,7 +129,11 @@ impl Positions {
             hour: pos("hour"),
             road_category: pos("road_category"),
             road_category_id: pos("road_category_id"),
-            key: d.natural_key.iter().map(|k| pos(k).expect("key column")).collect(),
+            key: d
+                .natural_key
+                .iter()
+                .map(|k| pos(k).expect("key column"))
+                .collect(),
             counts,
             totals,
         }
@@ -203,7 +219,9 @@ impl TableLoader {
                     Ok(false) => break,
                     Err(e) => {
                         let line = e.position().map_or(0, |p| p.line());
-                        return Err(LoadError::Refused(format!("{name}:{line}: unreadable CSV: {e}")));
+                        return Err(LoadError::Refused(format!(
+                            "{name}:{line}: unreadable CSV: {e}"
+                        )));
                     }
                 }
                 let line = record.position().map_or(0, |p| p.line());
@@ -215,18 +233,25 @@ impl TableLoader {
                 if record.len() != headers.len() {
                     row_problem = Some((
                         None,
-                        format!("expected {} fields as in the header, found {}", headers.len(), record.len()),
+                        format!(
+                            "expected {} fields as in the header, found {}",
+                            headers.len(),
+                            record.len()
+                        ),
                     ));
                 } else {
                     for (c, m) in columns.iter().zip(&mapping) {
                         let v = match m {
-                            Some(i) => match value::parse(&record[*i], c.ty, self.dataset.integers_strict) {
-                                Ok(v) => v,
-                                Err(reason) => {
-                                    row_problem = Some((Some(c.name), reason));
-                                    break;
+                            Some(i) => {
+                                match value::parse(&record[*i], c.ty, self.dataset.integers_strict)
+                                {
+                                    Ok(v) => v,
+                                    Err(reason) => {
+                                        row_problem = Some((Some(c.name), reason));
+                                        break;
+                                    }
                                 }
-                            },
+                            }
                             None => Value::Null,
                         };
                         row.push(v);
@@ -249,7 +274,11 @@ impl TableLoader {
                                     &name,
                                     line,
                                     None,
-                                    format!("duplicate {} ({}) first seen at {place}", self.key_names(), self.key_values(&row)),
+                                    format!(
+                                        "duplicate {} ({}) first seen at {place}",
+                                        self.key_names(),
+                                        self.key_values(&row)
+                                    ),
                                 ),
                                 self.keep_first,
                             );
@@ -266,7 +295,9 @@ impl TableLoader {
                 self.warn_about(&row, &name, line, report);
                 let id = match self.pos.count_point_id {
                     // Count points keep their published id (the API shows id = count_point_id).
-                    Some(cp) if self.dataset.table == catalog::COUNT_POINTS.table => row[cp].as_int().unwrap_or(0),
+                    Some(cp) if self.dataset.table == catalog::COUNT_POINTS.table => {
+                        row[cp].as_int().unwrap_or(0)
+                    }
                     _ => {
                         let id = self.next_id;
                         self.next_id += 1;
@@ -349,7 +380,9 @@ impl TableLoader {
                     let bits = if n == 0 { 32 } else { 12 };
                     (bits, u64::try_from(*v).ok())
                 }
-                (Value::Text(d), ValueType::Date) => (16, value::day_number(d).and_then(|d| u64::try_from(d).ok())),
+                (Value::Text(d), ValueType::Date) => {
+                    (16, value::day_number(d).and_then(|d| u64::try_from(d).ok()))
+                }
                 (Value::Text(t), _) => {
                     let map = &mut self.interned[n];
                     let next = map.len() as u64;
@@ -359,7 +392,12 @@ impl TableLoader {
             };
             match v {
                 Some(v) if v < (1u64 << bits) => key = (key << bits) | v,
-                _ => return Err((column.name, format!("value {:?} out of the range of a key", row[k]))),
+                _ => {
+                    return Err((
+                        column.name,
+                        format!("value {:?} out of the range of a key", row[k]),
+                    ))
+                }
             }
         }
         Ok(key)

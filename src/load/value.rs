@@ -69,7 +69,9 @@ pub fn parse(raw: &[u8], ty: ValueType, strict: bool) -> Result<Value, String> {
             let v = parse_float(trimmed)
                 .ok_or_else(|| format!("expected an integer, found {trimmed:?}"))?;
             if strict && v.fract() != 0.0 {
-                return Err(format!("expected a whole number, found the fraction {trimmed:?}"));
+                return Err(format!(
+                    "expected a whole number, found the fraction {trimmed:?}"
+                ));
             }
             if v.abs() >= 9.0e18 {
                 return Err(format!("number out of range: {trimmed:?}"));
@@ -88,13 +90,28 @@ pub fn parse(raw: &[u8], ty: ValueType, strict: bool) -> Result<Value, String> {
 /// `2000-05-03`, `2000-05-03 00:00:00`, `2000-05-03T00:00:00` or `03/05/2000`, as `2000-05-03`.
 fn parse_date(text: &str) -> Option<String> {
     let b = text.as_bytes();
-    let digits = |r: std::ops::Range<usize>| b.get(r.clone()).is_some_and(|s| s.iter().all(u8::is_ascii_digit));
-    let (y, m, d) = if b.len() >= 10 && b[4] == b'-' && b[7] == b'-' && digits(0..4) && digits(5..7) && digits(8..10) {
+    let digits = |r: std::ops::Range<usize>| {
+        b.get(r.clone())
+            .is_some_and(|s| s.iter().all(u8::is_ascii_digit))
+    };
+    let (y, m, d) = if b.len() >= 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && digits(0..4)
+        && digits(5..7)
+        && digits(8..10)
+    {
         if b.len() > 10 && b[10] != b' ' && b[10] != b'T' {
             return None;
         }
         (&text[0..4], &text[5..7], &text[8..10])
-    } else if b.len() >= 10 && b[2] == b'/' && b[5] == b'/' && digits(0..2) && digits(3..5) && digits(6..10) {
+    } else if b.len() >= 10
+        && b[2] == b'/'
+        && b[5] == b'/'
+        && digits(0..2)
+        && digits(3..5)
+        && digits(6..10)
+    {
         if b.len() > 10 && b[10] != b' ' {
             return None;
         }
@@ -128,13 +145,26 @@ mod tests {
 
     #[test]
     fn numbers_in_every_published_notation() {
-        assert_eq!(parse(b"1.2e+08", Integer, true), Ok(Value::Int(120_000_000)));
+        assert_eq!(
+            parse(b"1.2e+08", Integer, true),
+            Ok(Value::Int(120_000_000))
+        );
         assert_eq!(parse(b"8.00E+05", Integer, true), Ok(Value::Int(800_000)));
         assert_eq!(parse(b"9e+05", Integer, false), Ok(Value::Int(900_000)));
-        assert_eq!(parse(b"918298.653", Integer, false), Ok(Value::Int(918_299)));
-        assert!(parse(b"918298.653", Integer, true).unwrap_err().contains("fraction"));
-        assert!(parse(b"abc", Integer, true).unwrap_err().contains("integer"));
-        assert_eq!(parse(b".12000000000000000", Number, true), Ok(Value::Real(0.12)));
+        assert_eq!(
+            parse(b"918298.653", Integer, false),
+            Ok(Value::Int(918_299))
+        );
+        assert!(parse(b"918298.653", Integer, true)
+            .unwrap_err()
+            .contains("fraction"));
+        assert!(parse(b"abc", Integer, true)
+            .unwrap_err()
+            .contains("integer"));
+        assert_eq!(
+            parse(b".12000000000000000", Number, true),
+            Ok(Value::Real(0.12))
+        );
         assert_eq!(parse(b"", Integer, true), Ok(Value::Null));
         assert_eq!(parse(b"-3", Integer, true), Ok(Value::Int(-3)));
     }
@@ -142,10 +172,19 @@ mod tests {
     #[test]
     fn text_is_verbatim_and_dates_lose_their_time() {
         assert_eq!(parse(b"1.10", Text, true), Ok(Value::Text("1.10".into())));
-        assert_eq!(parse(b"2000-05-03 00:00:00", Date, true), Ok(Value::Text("2000-05-03".into())));
-        assert_eq!(parse(b"03/05/2000", Date, true), Ok(Value::Text("2000-05-03".into())));
+        assert_eq!(
+            parse(b"2000-05-03 00:00:00", Date, true),
+            Ok(Value::Text("2000-05-03".into()))
+        );
+        assert_eq!(
+            parse(b"03/05/2000", Date, true),
+            Ok(Value::Text("2000-05-03".into()))
+        );
         assert!(parse(b"2000-13-03", Date, true).is_err());
-        assert_eq!(parse(b"Ynys M\xf4n", Text, true), Ok(Value::Text("Ynys Môn".into())));
+        assert_eq!(
+            parse(b"Ynys M\xf4n", Text, true),
+            Ok(Value::Text("Ynys Môn".into()))
+        );
     }
 
     #[test]

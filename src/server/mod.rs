@@ -1,0 +1,233 @@
+//! The HTTP server: the public API's paths answered from the loaded file.
+
+mod envelope;
+pub mod error;
+mod json;
+mod listing;
+pub mod query;
+mod ratelimit;
+pub mod release;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::http::{header, Method, StatusCode};
+use actix_web::middleware::{Compress, Condition, DefaultHeaders, Logger};
+use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+
+use crate::catalog::{Dataset, DATASETS};
+use error::ApiError;
+use listing::ListRequest;
+use release::Current;
+
+/// Serve the road traffic API from a file built by roadtraffic-load.
+#[derive(clap::Parser, Debug, Clone)]
+#[command(name = "roadtraffic-serve", version)]
+pub struct Config {
+    /// The SQLite file built by roadtraffic-load. When it is missing and is the default, it is
+    /// first built from the bundled sample in data/sample.
+    #[arg(long, env = "ROADTRAFFIC_DB", default_value = DEFAULT_DB)]
+    pub db: PathBuf,
+    /// Address and port to listen on.
+    #[arg(long, env = "ROADTRAFFIC_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: String,
+    /// Scheme and host used in the envelope's URLs (e.g. https://traffic.example.org);
+    /// by default those of each request.
+    #[arg(long, env = "ROADTRAFFIC_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// Path prefix of every endpoint.
+    #[arg(long, env = "ROADTRAFFIC_BASE_PATH", default_value = "/api")]
+    pub base_path: String,
+    /// Largest accepted page[size].
+    #[arg(long, env = "ROADTRAFFIC_MAX_PAGE_SIZE", default_value_t = 100_000)]
+    pub max_page_size: i64,
+    /// HTTP worker threads (default: one per core).
+    #[arg(long, env = "ROADTRAFFIC_WORKERS")]
+    pub workers: Option<usize>,
+    /// SQLite connections, so the number of queries run at once (default: 2 per core).
+    #[arg(long, env = "ROADTRAFFIC_CONNECTIONS")]
+    pub connections: Option<u32>,
+    /// Longest a query may run, in milliseconds, before the request gets a 503.
+    #[arg(long, env = "ROADTRAFFIC_QUERY_TIMEOUT", default_value_t = 5000)]
+    pub query_timeout: u64,
+    /// Requests per minute per client IP; 0 turns rate limiting off.
+    #[arg(long, env = "ROADTRAFFIC_RATE_LIMIT", default_value_t = 0)]
+    pub rate_limit: u32,
+    /// Negotiate gzip/br compression (off by default: some clients keep raw bytes).
+    #[arg(long, env = "ROADTRAFFIC_COMPRESS")]
+    pub compress: bool,
+    /// How often to look for a new file at --db, in milliseconds.
+    #[arg(long, env = "ROADTRAFFIC_WATCH_INTERVAL", default_value_t = 500)]
+    pub watch_interval: u64,
+}
+
+pub const DEFAULT_DB: &str = "data/roadtraffic.db";
+pub const SAMPLE_DIR: &str = "data/sample";
+
+struct AppState {
+    current: Arc<Current>,
+    config: Config,
+    limiter: Option<ratelimit::Limiter>,
+}
+
+/// The dataset a request path names, if any.
+fn dataset_for(path: &str) -> Option<&'static Dataset> {
+    let path = path
+        .strip_suffix('/')
+        .filter(|p| !p.is_empty())
+        .unwrap_or(path);
+    DATASETS.iter().copied().find(|d| d.paths.contains(&path))
+}
+
+fn base_url(req: &HttpRequest, config: &Config) -> String {
+    match &config.public_url {
+        Some(u) => u.trim_end_matches('/').to_string(),
+        None => {
+            let info = req.connection_info();
+            format!("{}://{}", info.scheme(), info.host())
+        }
+    }
+}
+
+async fn dispatch(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let rate = match &state.limiter {
+        Some(l) => Some(l.check(&req)?),
+        None => None,
+    };
+    let mut response = answer(&req, &state).await?;
+    if let (Some((limit, remaining)), Some(l)) = (rate, &state.limiter) {
+        let _ = l;
+        response.headers_mut().insert(
+            header::HeaderName::from_static("x-ratelimit-limit"),
+            header::HeaderValue::from(limit),
+        );
+        response.headers_mut().insert(
+            header::HeaderName::from_static("x-ratelimit-remaining"),
+            header::HeaderValue::from(remaining),
+        );
+    }
+    Ok(response)
+}
+
+async fn answer(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiError> {
+    let config = &state.config;
+    let raw_path = req.path();
+    let route = raw_path.strip_prefix(config.base_path.trim_end_matches('/'));
+    let dataset = route.and_then(dataset_for);
+    if req.method() == Method::OPTIONS {
+        return Ok(HttpResponse::NoContent()
+            .insert_header((header::ACCESS_CONTROL_ALLOW_METHODS, "GET, HEAD, OPTIONS"))
+            .insert_header((header::ACCESS_CONTROL_ALLOW_HEADERS, "*"))
+            .insert_header((header::ACCESS_CONTROL_MAX_AGE, "86400"))
+            .finish());
+    }
+    let Some(dataset) = dataset else {
+        let shown = query::url_decode(raw_path.trim_start_matches('/'));
+        return Err(ApiError::NotFound(shown));
+    };
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        return Err(ApiError::MethodNotAllowed(req.method().to_string()));
+    }
+    let params = query::parse(req.query_string());
+    let request = ListRequest::parse(dataset, &params, config.max_page_size)?;
+    let release = state.current.get();
+    let path = format!(
+        "{}{}",
+        base_url(req, config),
+        raw_path.trim_end_matches('/')
+    );
+    let etag = format!(
+        "\"{}-{:x}\"",
+        release.tag,
+        release::hash(&format!("{path}?{}", req.query_string()))
+    );
+    if let Some(inm) = req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+    {
+        if inm.split(',').any(|t| t.trim() == etag || t.trim() == "*") {
+            return Ok(HttpResponse::NotModified()
+                .insert_header((header::ETAG, etag))
+                .finish());
+        }
+    }
+    let time_limit = Duration::from_millis(config.query_timeout);
+    let body = web::block(move || request.run(&release, &path, &params, time_limit))
+        .await
+        .map_err(ApiError::internal)??;
+    Ok(HttpResponse::build(StatusCode::OK)
+        .insert_header((header::CONTENT_TYPE, "application/json"))
+        .insert_header((header::ETAG, etag))
+        .body(body))
+}
+
+/// Builds the file from the bundled sample when the default file is missing, so the first
+/// command of the README works on a fresh clone.
+fn ensure_default_db(config: &Config) -> std::io::Result<()> {
+    if config.db.exists() || config.db != PathBuf::from(DEFAULT_DB) {
+        return Ok(());
+    }
+    log::info!(
+        "{} is missing: building it from {SAMPLE_DIR}",
+        config.db.display()
+    );
+    let opts = crate::load::LoadOptions {
+        db: config.db.clone(),
+        inputs: vec![PathBuf::from(SAMPLE_DIR)],
+        release: Some("bundled sample".into()),
+        ..Default::default()
+    };
+    crate::load::run(&opts)
+        .map(|_| ())
+        .map_err(std::io::Error::other)
+}
+
+/// Opens the file and binds the listener; the returned server runs when awaited.
+pub fn start(config: Config) -> std::io::Result<(actix_web::dev::Server, SocketAddr)> {
+    ensure_default_db(&config)?;
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let connections = config.connections.unwrap_or(2 * cores as u32).max(1);
+    let current = Arc::new(Current::open(&config.db, connections).map_err(std::io::Error::other)?);
+    current.watch(Duration::from_millis(config.watch_interval.max(50)));
+    let workers = config.workers.unwrap_or(cores).max(1);
+    let limiter = (config.rate_limit > 0).then(|| ratelimit::Limiter::new(config.rate_limit));
+    let compress = config.compress;
+    let state = web::Data::new(AppState {
+        current,
+        config: config.clone(),
+        limiter,
+    });
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .wrap(Condition::new(compress, Compress::default()))
+            .wrap(
+                DefaultHeaders::new()
+                    .add((header::CONTENT_TYPE, "application/json"))
+                    .add((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
+                    .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+                    .add((header::X_FRAME_OPTIONS, "Deny"))
+                    .add((header::CACHE_CONTROL, "no-cache, private"))
+                    .add((
+                        header::CONTENT_SECURITY_POLICY,
+                        "default-src 'none'; frame-ancestors 'none'",
+                    )),
+            )
+            .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
+            .default_service(web::to(dispatch))
+    })
+    .workers(workers)
+    .client_request_timeout(Duration::from_secs(10))
+    .client_disconnect_timeout(Duration::from_secs(5))
+    .keep_alive(Duration::from_secs(30))
+    .bind(&config.bind)?;
+    let addr = server
+        .addrs()
+        .first()
+        .copied()
+        .ok_or_else(|| std::io::Error::other("no address bound"))?;
+    Ok((server.run(), addr))
+}

@@ -1,0 +1,225 @@
+//! A loaded release: the SQLite file opened read-only behind a connection pool, with what the
+//! server learns about it once (row counts, totals of filter sets), and its replacement when
+//! the loader renames a new file into place.
+
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::OpenFlags;
+
+use crate::catalog::{DATASETS, SCHEMA_VERSION};
+
+pub type Pool = r2d2::Pool<SqliteConnectionManager>;
+
+/// How the file on disk is told apart from its replacement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileIdentity {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: i64,
+}
+
+impl FileIdentity {
+    pub fn of(path: &Path) -> std::io::Result<Self> {
+        let m = std::fs::metadata(path)?;
+        Ok(FileIdentity {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.len(),
+            mtime: m.mtime(),
+        })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("{0}: {1}")]
+    Io(PathBuf, std::io::Error),
+    #[error("{0}: not a database built by roadtraffic-load: {1}")]
+    NotOurs(PathBuf, String),
+}
+
+/// Totals of filter sets are counted once per release and kept; past this many, the oldest
+/// half is forgotten so memory stays bounded whatever the clients ask.
+const MAX_CACHED_TOTALS: usize = 20_000;
+
+pub struct Release {
+    pub pool: Pool,
+    pub identity: FileIdentity,
+    /// Changes with every load: part of every ETag.
+    pub tag: String,
+    /// Rows per table, and whether its ids are exactly 1..rows (page N is then an id range).
+    rows: HashMap<&'static str, (i64, bool)>,
+    totals: Mutex<(HashMap<String, i64>, Vec<String>)>,
+}
+
+impl Release {
+    pub fn open(path: &Path, pool_size: u32) -> Result<Release, OpenError> {
+        let identity = FileIdentity::of(path).map_err(|e| OpenError::Io(path.to_path_buf(), e))?;
+        let not_ours = |why: String| OpenError::NotOurs(path.to_path_buf(), why);
+        // immutable=1: the loader never writes a served file in place (it renames a new one
+        // over it), so SQLite can skip all locking.
+        let uri = format!("file:{}?mode=ro&immutable=1", uri_path(path));
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let manager = SqliteConnectionManager::file(&uri)
+            .with_flags(flags)
+            .with_init(|c| {
+                c.execute_batch(
+                    "PRAGMA query_only = ON; PRAGMA cache_size = -16384; PRAGMA mmap_size = 0;",
+                )
+            });
+        let pool = r2d2::Pool::builder()
+            .max_size(pool_size)
+            .min_idle(Some(1))
+            .connection_timeout(Duration::from_secs(10))
+            .build(manager)
+            .map_err(|e| not_ours(e.to_string()))?;
+        let conn = pool.get().map_err(|e| not_ours(e.to_string()))?;
+        let meta = |key: &str| -> Result<String, OpenError> {
+            conn.query_row("SELECT value FROM metadata WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .map_err(|e| not_ours(format!("metadata {key}: {e}")))
+        };
+        let version: i64 = meta("schema_version")?
+            .parse()
+            .map_err(|_| not_ours("bad schema_version".into()))?;
+        if version != SCHEMA_VERSION {
+            return Err(not_ours(format!(
+                "schema version {version}, this server reads version {SCHEMA_VERSION}: reload it with this version's roadtraffic-load"
+            )));
+        }
+        let loaded_at = meta("loaded_at")?;
+        let mut rows = HashMap::new();
+        for d in DATASETS {
+            let (count, max): (i64, Option<i64>) = conn
+                .query_row(
+                    &format!("SELECT count(*), max(id) FROM {}", d.table),
+                    [],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .map_err(|e| not_ours(format!("table {}: {e}", d.table)))?;
+            rows.insert(d.table, (count, max.unwrap_or(0) == count));
+        }
+        drop(conn);
+        let tag = format!(
+            "{:x}",
+            hash(&format!(
+                "{loaded_at}/{}/{}/{}",
+                identity.ino, identity.size, identity.mtime
+            ))
+        );
+        Ok(Release {
+            pool,
+            identity,
+            tag,
+            rows,
+            totals: Mutex::new((HashMap::new(), Vec::new())),
+        })
+    }
+
+    /// Rows in a table, and whether its ids are dense (1..rows).
+    pub fn rows(&self, table: &str) -> (i64, bool) {
+        self.rows.get(table).copied().unwrap_or((0, false))
+    }
+
+    pub fn cached_total(&self, key: &str) -> Option<i64> {
+        self.totals.lock().expect("totals lock").0.get(key).copied()
+    }
+
+    pub fn remember_total(&self, key: String, total: i64) {
+        let mut guard = self.totals.lock().expect("totals lock");
+        let (map, order) = &mut *guard;
+        if map.len() >= MAX_CACHED_TOTALS {
+            let forget: Vec<String> = order.drain(..MAX_CACHED_TOTALS / 2).collect();
+            for k in forget {
+                map.remove(&k);
+            }
+        }
+        if map.insert(key.clone(), total).is_none() {
+            order.push(key);
+        }
+    }
+}
+
+fn uri_path(path: &Path) -> String {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = String::new();
+    for c in abs.to_string_lossy().chars() {
+        match c {
+            '?' | '#' | '%' => out.push_str(&format!("%{:02X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A stable 64-bit hash (FNV-1a) for ETags: the same on every start and every machine.
+pub fn hash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100000001b3)
+    })
+}
+
+/// The release being served, replaced when a new file appears at the same path.
+pub struct Current {
+    path: PathBuf,
+    pool_size: u32,
+    release: RwLock<Arc<Release>>,
+}
+
+impl Current {
+    pub fn open(path: &Path, pool_size: u32) -> Result<Current, OpenError> {
+        let release = Release::open(path, pool_size)?;
+        Ok(Current {
+            path: path.to_path_buf(),
+            pool_size,
+            release: RwLock::new(Arc::new(release)),
+        })
+    }
+
+    /// The release a request works on from start to end: a swap never mixes two files in one
+    /// response, and the old file stays open until its last request is done.
+    pub fn get(&self) -> Arc<Release> {
+        self.release.read().expect("release lock").clone()
+    }
+
+    /// Opens the file again if it is not the one being served; keeps the old one (and says
+    /// why) if the new one cannot be served.
+    pub fn refresh(&self) {
+        let Ok(identity) = FileIdentity::of(&self.path) else {
+            return; // mid-rename or removed: keep serving what we have
+        };
+        if identity == self.get().identity {
+            return;
+        }
+        match Release::open(&self.path, self.pool_size) {
+            Ok(new) => {
+                log::info!(
+                    "serving the new release at {} ({} bytes)",
+                    self.path.display(),
+                    new.identity.size
+                );
+                *self.release.write().expect("release lock") = Arc::new(new);
+            }
+            Err(e) => log::error!("not switching to the new file: {e}"),
+        }
+    }
+
+    /// Checks for a new file every `every`, on a thread of its own.
+    pub fn watch(self: &Arc<Self>, every: Duration) {
+        let me = Arc::downgrade(self);
+        std::thread::spawn(move || loop {
+            std::thread::sleep(every);
+            let Some(current) = me.upgrade() else { return };
+            current.refresh();
+        });
+    }
+}
