@@ -251,7 +251,7 @@ fn build(
     // The writer's error, if any, is the cause of a closed channel: report it first.
     let conn = writer.join().expect("writer thread")?;
     read_result?;
-    if report.rejected_count > 0 && !opts.skip_bad_rows {
+    if !report.is_clean(opts.skip_bad_rows, opts.keep_first) {
         return Err(LoadError::BadRows(Box::new(report)));
     }
     conn.execute_batch("COMMIT")?;

@@ -85,6 +85,9 @@ fn insert(map: &mut Params, key: String, path: &[String], value: String) {
     let (head, tail) = match path.split_first() {
         None => {
             match map.iter_mut().find(|(k, _)| *k == key) {
+                // Unlike PHP, a plain `page=3` does not wipe out `page[size]`: the public
+                // service ignores plain `page`, and so does the mirror, whatever the order.
+                Some((_, Param::Map(_))) => {}
                 Some((_, v)) => *v = Param::Text(value),
                 None => map.push((key, Param::Text(value))),
             }
@@ -229,6 +232,8 @@ mod tests {
             "filter%5Byear%5D=2019&filter%5Broad_name%5D=M6&page%5Bsize%5D=3&limit=5&page%5Bnumber%5D=1"
         );
         // Repeated: first place, last value.
+        let p = parse("page[size]=5&page=3");
+        assert_eq!(page_query(&p, 2), "page%5Bsize%5D=5&page%5Bnumber%5D=2");
         let p = parse("a=1&b=2&a=3");
         assert_eq!(
             p,

@@ -1,1 +1,7 @@
-fn main() {}
+//! The one integration test binary: the real loader and the real server, spoken to over HTTP.
+
+mod api;
+mod fixtures;
+mod loader;
+mod support;
+mod swap;

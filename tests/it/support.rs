@@ -1,0 +1,225 @@
+//! Shared test machinery: building files with the real loader, starting the real server on
+//! port 0, and speaking HTTP to it.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use clap::Parser;
+use roadtraffic::server::{self, Config};
+
+/// The real published files beside the repository, when they are there.
+pub fn real_data() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/real");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("skipped: {} is absent", dir.display());
+        None
+    }
+}
+
+pub fn repo_path(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// A temporary directory kept for the whole test run (servers read from it).
+pub fn scratch_dir() -> PathBuf {
+    tempfile::tempdir().expect("tempdir").keep()
+}
+
+pub struct LoadRun {
+    pub ok: bool,
+    pub stderr: String,
+}
+
+/// Runs the loader binary, as a user would.
+pub fn load(db: &Path, args: &[&str], inputs: &[&Path]) -> LoadRun {
+    let out = Command::new(env!("CARGO_BIN_EXE_roadtraffic-load"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .args(inputs)
+        .output()
+        .expect("run roadtraffic-load");
+    LoadRun {
+        ok: out.status.success(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+pub fn load_ok(db: &Path, args: &[&str], inputs: &[&Path]) -> String {
+    let run = load(db, args, inputs);
+    assert!(run.ok, "load failed:\n{}", run.stderr);
+    run.stderr
+}
+
+/// The bundled sample, loaded once for the whole run.
+pub fn sample_db() -> &'static Path {
+    static DB: OnceLock<PathBuf> = OnceLock::new();
+    DB.get_or_init(|| {
+        let db = scratch_dir().join("sample.db");
+        load_ok(&db, &["--quiet"], &[&repo_path("data/sample")]);
+        db
+    })
+}
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+}
+
+impl TestServer {
+    pub fn url(&self, target: &str) -> String {
+        format!("http://{}{}", self.addr, target)
+    }
+}
+
+/// Starts the real server on port 0 in a thread of its own; it runs until the tests end.
+pub fn serve(db: &Path, extra: &[&str]) -> TestServer {
+    let mut args = vec![
+        "roadtraffic-serve".to_string(),
+        "--db".into(),
+        db.display().to_string(),
+        "--bind".into(),
+        "127.0.0.1:0".into(),
+        "--workers".into(),
+        "2".into(),
+        "--watch-interval".into(),
+        "100".into(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let config = Config::parse_from(args);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        actix_web::rt::System::new().block_on(async move {
+            match server::start(config) {
+                Ok((server, addr)) => {
+                    tx.send(Ok(addr)).unwrap();
+                    let _ = server.await;
+                }
+                Err(e) => tx.send(Err(e.to_string())).unwrap(),
+            }
+        })
+    });
+    let addr = rx.recv().unwrap().expect("server starts");
+    TestServer { addr }
+}
+
+/// The sample served once for the whole run.
+pub fn sample_server() -> &'static TestServer {
+    static SERVER: OnceLock<TestServer> = OnceLock::new();
+    SERVER.get_or_init(|| serve(sample_db(), &[]))
+}
+
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
+    }
+}
+
+fn agent() -> &'static ureq::Agent {
+    static AGENT: OnceLock<ureq::Agent> = OnceLock::new();
+    AGENT.get_or_init(|| {
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(60)))
+            .build()
+            .into()
+    })
+}
+
+/// A request through a real HTTP client (targets must be valid URIs: brackets encoded).
+pub fn request(server: &TestServer, method: &str, target: &str, headers: &[(&str, &str)]) -> Reply {
+    let mut req = ureq::http::Request::builder()
+        .method(method)
+        .uri(server.url(target));
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let mut resp = agent().run(req.body(()).unwrap()).expect("HTTP request");
+    let status = resp.status().as_u16();
+    let headers = resp
+        .headers()
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_string()))
+        .collect();
+    let body = resp
+        .body_mut()
+        .with_config()
+        .limit(1 << 30)
+        .read_to_vec()
+        .unwrap_or_default();
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+pub fn get(server: &TestServer, target: &str) -> Reply {
+    request(server, "GET", target, &[])
+}
+
+/// A request written byte for byte on a socket, for targets no client library would send
+/// (raw brackets, broken escapes, huge query strings).
+pub fn raw_get(server: &TestServer, target: &[u8]) -> Reply {
+    raw_request(server, target, "")
+}
+
+/// [`raw_get`] with extra header lines (each ending in `\r\n`), and no decoding of the body.
+pub fn raw_request(server: &TestServer, target: &[u8], extra_headers: &str) -> Reply {
+    let mut stream = TcpStream::connect(server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut req = b"GET ".to_vec();
+    req.extend_from_slice(target);
+    req.extend_from_slice(b" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n");
+    req.extend_from_slice(extra_headers.as_bytes());
+    req.extend_from_slice(b"\r\n");
+    stream.write_all(&req).unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    Reply {
+        status,
+        headers,
+        body: raw[split + 4..].to_vec(),
+    }
+}
