@@ -69,7 +69,10 @@ fn main() -> ExitCode {
                 let _ = std::fs::write(path, report.to_json());
             }
             eprintln!("roadtraffic-load: {e}");
-            eprintln!("roadtraffic-load: nothing was changed: {} is as it was", opts.db.display());
+            eprintln!(
+                "roadtraffic-load: nothing was changed: {} is as it was",
+                opts.db.display()
+            );
             ExitCode::FAILURE
         }
     }
