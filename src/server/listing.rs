@@ -1,6 +1,7 @@
 //! A listing request: its filters, sort, fields and page checked against the catalogue, then
 //! answered from SQLite with rows written straight to JSON bytes.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rusqlite::types::Value as SqlValue;
@@ -9,7 +10,7 @@ use super::envelope::{self, Page};
 use super::error::ApiError;
 use super::json;
 use super::query::{self, Param, Params};
-use super::release::Release;
+use super::release::{FilterSet, Release, CHECKPOINT_EVERY};
 use crate::catalog::{Column, Dataset, Source, ValueType, COUNT_METHOD};
 
 pub const DEFAULT_PAGE_SIZE: i64 = 250;
@@ -359,66 +360,124 @@ impl ListRequest {
             return Ok(out);
         };
         let (rows, dense) = release.rows(table);
-        let total = if self.conditions.is_empty() {
-            rows
-        } else if self
+        if self.conditions.is_empty() {
+            let page = Page {
+                number,
+                size,
+                total: rows,
+            };
+            let mut data = Vec::new();
+            if page.range().is_none() {
+                data.extend_from_slice(b"[]");
+            } else if self.sort.is_empty() && dense {
+                // Ids are 1..N in file order: page N is an id range, as fast at any depth.
+                let sql = format!(
+                    "SELECT {} FROM {table} WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
+                    self.select_list()
+                );
+                let first = page.offset() + 1;
+                let args = [
+                    SqlValue::Integer(first),
+                    SqlValue::Integer(first.saturating_add(size - 1)),
+                ];
+                self.write_rows(conn, &sql, &args, &mut data)?;
+            } else {
+                self.write_offset_page(conn, page, "", &[], &mut data)?;
+            }
+            return Ok(self.envelope(page, path, params, &data));
+        }
+        let set = if self
             .conditions
             .iter()
             .any(|c| matches!(c, Condition::Nothing))
         {
-            0
+            Arc::new(FilterSet {
+                total: 0,
+                checkpoints: Vec::new(),
+            })
         } else {
             let key = self.total_key();
-            match release.cached_total(&key) {
-                Some(t) => t,
-                None => {
-                    let t: i64 = conn.query_row(
-                        &format!("SELECT count(*) FROM {table}{where_sql}"),
-                        rusqlite::params_from_iter(args.iter()),
-                        |r| r.get(0),
-                    )?;
-                    release.remember_total(key, t);
-                    t
-                }
+            match release.filter_set(&key) {
+                Some(set) => set,
+                None => release
+                    .remember_filter_set(key, self.learn_filter_set(conn, &where_sql, &args)?),
             }
         };
         let page = Page {
             number,
             size,
-            total,
+            total: set.total,
         };
-        let mut data = Vec::with_capacity(
-            (size.min(total).max(0) as usize)
-                .saturating_mul(600)
-                .min(64 << 20)
-                + 2,
-        );
+        let mut data = Vec::new();
         if page.range().is_none() {
             data.extend_from_slice(b"[]");
-        } else if self.conditions.is_empty() && self.sort.is_empty() && dense {
-            // Ids are 1..N in file order: page N is an id range, as fast at any depth.
+        } else if self.sort.is_empty() {
+            // Seek to the checkpoint at or before the page's first row, then skip fewer than
+            // CHECKPOINT_EVERY rows.
+            let offset = page.offset();
+            let from_id = set.checkpoints[(offset / CHECKPOINT_EVERY) as usize];
             let sql = format!(
-                "SELECT {} FROM {table} WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
-                self.select_list()
+                "SELECT {} FROM {table}{where_sql} AND id >= ? ORDER BY id LIMIT {size} OFFSET {}",
+                self.select_list(),
+                offset % CHECKPOINT_EVERY
             );
-            let first = page.offset() + 1;
-            let args = [
-                SqlValue::Integer(first),
-                SqlValue::Integer(first + size - 1),
-            ];
+            let mut args = args.clone();
+            args.push(SqlValue::Integer(from_id));
             self.write_rows(conn, &sql, &args, &mut data)?;
         } else {
-            let sql = format!(
-                "SELECT {} FROM {table}{where_sql}{} LIMIT {size} OFFSET {}",
-                self.select_list(),
-                self.order_clause(),
-                page.offset()
-            );
-            self.write_rows(conn, &sql, &args, &mut data)?;
+            self.write_offset_page(conn, page, &where_sql, &args, &mut data)?;
         }
+        Ok(self.envelope(page, path, params, &data))
+    }
+
+    /// Counts a filter set's rows and notes its checkpoints, in one scan of the ids.
+    fn learn_filter_set(
+        &self,
+        conn: &rusqlite::Connection,
+        where_sql: &str,
+        args: &[SqlValue],
+    ) -> Result<FilterSet, ApiError> {
+        let sql = format!(
+            "SELECT id FROM {}{where_sql} ORDER BY id",
+            self.dataset.table
+        );
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(args.iter()))?;
+        let (mut total, mut checkpoints) = (0i64, Vec::new());
+        while let Some(row) = rows.next()? {
+            if total % CHECKPOINT_EVERY == 0 {
+                checkpoints.push(row.get::<_, i64>(0)?);
+            }
+            total += 1;
+        }
+        checkpoints.shrink_to_fit();
+        Ok(FilterSet { total, checkpoints })
+    }
+
+    /// A sorted page: LIMIT and OFFSET over the sort's index.
+    fn write_offset_page(
+        &self,
+        conn: &rusqlite::Connection,
+        page: Page,
+        where_sql: &str,
+        args: &[SqlValue],
+        data: &mut Vec<u8>,
+    ) -> Result<(), ApiError> {
+        let sql = format!(
+            "SELECT {} FROM {}{where_sql}{} LIMIT {} OFFSET {}",
+            self.select_list(),
+            self.dataset.table,
+            self.order_clause(),
+            page.size,
+            page.offset()
+        );
+        self.write_rows(conn, &sql, args, data)
+    }
+
+    fn envelope(&self, page: Page, path: &str, params: &Params, data: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(data.len() + 2048);
-        envelope::write(&mut out, page, path, params, &data);
-        Ok(out)
+        envelope::write(&mut out, page, path, params, data);
+        out
     }
 
     fn write_rows(

@@ -1,5 +1,5 @@
 //! A loaded release: the SQLite file opened read-only behind a connection pool, with what the
-//! server learns about it once (row counts, totals of filter sets), and its replacement when
+//! server learns about it once (row counts, filter sets), and its replacement when
 //! the loader renames a new file into place.
 
 use std::collections::HashMap;
@@ -44,9 +44,29 @@ pub enum OpenError {
     NotOurs(PathBuf, String),
 }
 
-/// Totals of filter sets are counted once per release and kept; past this many, the oldest
-/// half is forgotten so memory stays bounded whatever the clients ask.
-const MAX_CACHED_TOTALS: usize = 20_000;
+/// What is learnt of a filter set by one scan of its index: how many rows match, and the id of
+/// every [`CHECKPOINT_EVERY`]th of them in id order, so that any page of it starts with a seek
+/// near its first row rather than an OFFSET over all the rows before it.
+#[derive(Debug)]
+pub struct FilterSet {
+    pub total: i64,
+    pub checkpoints: Vec<i64>,
+}
+
+pub const CHECKPOINT_EVERY: i64 = 256;
+
+/// Filter sets are learnt once per release and kept; past this many checkpoints in all (8
+/// bytes each), the oldest half of the sets is forgotten so memory stays bounded whatever the
+/// clients ask.
+const MAX_CACHED_CHECKPOINTS: usize = 2_000_000;
+const MAX_CACHED_SETS: usize = 20_000;
+
+#[derive(Default)]
+struct FilterSetCache {
+    sets: HashMap<String, Arc<FilterSet>>,
+    order: Vec<String>,
+    checkpoints: usize,
+}
 
 pub struct Release {
     pub pool: Pool,
@@ -55,7 +75,7 @@ pub struct Release {
     pub tag: String,
     /// Rows per table, and whether its ids are exactly 1..rows (page N is then an id range).
     rows: HashMap<&'static str, (i64, bool)>,
-    totals: Mutex<(HashMap<String, i64>, Vec<String>)>,
+    filter_sets: Mutex<FilterSetCache>,
 }
 
 impl Release {
@@ -121,7 +141,7 @@ impl Release {
             identity,
             tag,
             rows,
-            totals: Mutex::new((HashMap::new(), Vec::new())),
+            filter_sets: Mutex::new(FilterSetCache::default()),
         })
     }
 
@@ -130,22 +150,34 @@ impl Release {
         self.rows.get(table).copied().unwrap_or((0, false))
     }
 
-    pub fn cached_total(&self, key: &str) -> Option<i64> {
-        self.totals.lock().expect("totals lock").0.get(key).copied()
+    pub fn filter_set(&self, key: &str) -> Option<Arc<FilterSet>> {
+        self.filter_sets
+            .lock()
+            .expect("filter set lock")
+            .sets
+            .get(key)
+            .cloned()
     }
 
-    pub fn remember_total(&self, key: String, total: i64) {
-        let mut guard = self.totals.lock().expect("totals lock");
-        let (map, order) = &mut *guard;
-        if map.len() >= MAX_CACHED_TOTALS {
-            let forget: Vec<String> = order.drain(..MAX_CACHED_TOTALS / 2).collect();
+    pub fn remember_filter_set(&self, key: String, set: FilterSet) -> Arc<FilterSet> {
+        let set = Arc::new(set);
+        let mut cache = self.filter_sets.lock().expect("filter set lock");
+        if cache.sets.len() >= MAX_CACHED_SETS || cache.checkpoints >= MAX_CACHED_CHECKPOINTS {
+            let half = cache.order.len() / 2;
+            let forget: Vec<String> = cache.order.drain(..half).collect();
             for k in forget {
-                map.remove(&k);
+                if let Some(old) = cache.sets.remove(&k) {
+                    cache.checkpoints -= old.checkpoints.len();
+                }
             }
         }
-        if map.insert(key.clone(), total).is_none() {
-            order.push(key);
+        cache.checkpoints += set.checkpoints.len();
+        if let Some(old) = cache.sets.insert(key.clone(), set.clone()) {
+            cache.checkpoints -= old.checkpoints.len();
+        } else {
+            cache.order.push(key);
         }
+        set
     }
 }
 
