@@ -570,3 +570,48 @@ fn a_failed_load_leaves_the_old_file_byte_identical() {
     load_ok(&db, &["--quiet"], &[&good]);
     assert!(!dir.join("t.db.partial").exists());
 }
+
+#[test]
+fn older_summary_table_variants() {
+    let dir = scratch_dir();
+    // LA traffic with `name` and `ONS_code`; region by road type with only road_category_id.
+    let la = write(&dir, "la.csv", "local_authority_id,name,ONS_code,year,link_length_km,link_length_miles,cars_and_taxis,all_motor_vehicles\n7,Bridgend,W06000013,2018,1000.5,621.7,8.00E+05,1000000\n");
+    let road = write(&dir, "road.csv", "year,region_id,region_name,ons_code,road_category_id,total_link_length_km,total_link_length_miles,all_motor_vehicles\n2018,4,Wales,W92000004,6,20000.1,12427.5,2.28e+08\n");
+    let db = db_in(&dir);
+    load_ok(&db, &["--quiet"], &[&la, &road]);
+    assert_eq!(
+        query_text(
+            &db,
+            "SELECT local_authority_name || ' ' || ons_code FROM local_authority_traffic"
+        )
+        .unwrap(),
+        "Bridgend W06000013"
+    );
+    assert_eq!(
+        query_i64(&db, "SELECT cars_and_taxis FROM local_authority_traffic"),
+        800_000
+    );
+    assert_eq!(
+        query_text(&db, "SELECT road_category FROM region_traffic_by_road_type").unwrap(),
+        "MCU"
+    );
+    assert_eq!(
+        query_i64(
+            &db,
+            "SELECT all_motor_vehicles FROM region_traffic_by_road_type"
+        ),
+        228_000_000
+    );
+    assert_eq!(
+        query_text(
+            &db,
+            "SELECT name || ' ' || ons_code FROM regions WHERE id = 4"
+        )
+        .unwrap(),
+        "Wales W92000004"
+    );
+    assert_eq!(
+        query_text(&db, "SELECT name FROM local_authorities WHERE id = 7").unwrap(),
+        "Bridgend"
+    );
+}
