@@ -71,9 +71,14 @@ pub struct Dataset {
     /// Column names that identify a row; a repeated key is a duplicate.
     pub natural_key: &'static [&'static str],
     /// Accepted filter names, in the order the public service lists them in its error message.
-    /// Each names a stored column (also sortable) or a [`VirtualFilter`]. Matching is exact;
+    /// Each names a stored column (also sortable) or [`COUNT_METHOD`]. Matching is exact;
     /// text columns ignore letter case.
     pub filters: &'static [&'static str],
+    /// Filterable columns that stay the same along a count point's consecutive rows (a raw
+    /// count file holds each count point's hours together). Instead of an index each on the
+    /// big table, they are kept once per run of rows in a small `<table>_runs` table of id
+    /// ranges, through which the server filters and sorts on them.
+    pub run_columns: &'static [&'static str],
     /// Paginated with the Laravel envelope (else a bare JSON array).
     pub paginated: bool,
     /// An integer column holding a fraction is a bad row (AADF, raw counts) rather than a
@@ -104,12 +109,17 @@ impl Dataset {
     pub fn is_filterable(&self, column: &str) -> bool {
         self.filter_column(column).is_some()
     }
-    /// Columns worth an index: every filterable and sortable column but the id (the rowid).
+    /// Columns worth an index: every filterable and sortable column but the id (the rowid)
+    /// and the run columns.
     pub fn indexed_columns(&self) -> impl Iterator<Item = &'static Column> + '_ {
         self.filters
             .iter()
             .filter_map(|f| self.filter_column(f))
-            .filter(|c| c.source != Source::Id)
+            .filter(|c| c.source != Source::Id && !self.run_columns.contains(&c.name))
+    }
+    /// The table of runs (see [`Dataset::run_columns`]), if the dataset has one.
+    pub fn runs_table(&self) -> Option<String> {
+        (!self.run_columns.is_empty()).then(|| format!("{}_runs", self.table))
     }
 }
 
@@ -219,6 +229,7 @@ pub static AADF: Dataset = Dataset {
         "road_type",
         "estimation_method",
     ],
+    run_columns: &[],
     natural_key: &["count_point_id", "year"],
     paginated: true,
     integers_strict: true,
@@ -257,6 +268,7 @@ pub static AADF_BY_DIRECTION: Dataset = Dataset {
         "estimation_method",
         "direction_of_travel",
     ],
+    run_columns: &[],
     natural_key: &["count_point_id", "year", "direction_of_travel"],
     paginated: true,
     integers_strict: true,
@@ -287,6 +299,7 @@ pub static COUNT_POINTS: Dataset = Dataset {
         "road_type",
         "aadf_year",
     ],
+    run_columns: &[],
     natural_key: &["count_point_id"],
     paginated: true,
     integers_strict: true,
@@ -323,6 +336,14 @@ pub static RAW_COUNTS: Dataset = Dataset {
         "direction_of_travel",
         "count_date",
         "hour",
+    ],
+    run_columns: &[
+        "count_point_id",
+        "region_id",
+        "local_authority_id",
+        "road_name",
+        "road_category",
+        "road_type",
     ],
     natural_key: &[
         "count_point_id",
@@ -361,6 +382,7 @@ pub static LOCAL_AUTHORITY_TRAFFIC: Dataset = Dataset {
         required(col("all_motor_vehicles", Integer)),
     ]],
     filters: &["id", "local_authority_id", "region_id", "year"],
+    run_columns: &[],
     natural_key: &["local_authority_id", "year"],
     paginated: true,
     integers_strict: false,
@@ -391,6 +413,7 @@ pub static REGION_TRAFFIC_BY_ROAD_TYPE: Dataset = Dataset {
         unstored(aliases(col("region_ons_code", Text), &["ons_code"])),
     ]],
     filters: &["id", "region_id", "year", "road_category"],
+    run_columns: &[],
     natural_key: &["region_id", "year", "road_category"],
     paginated: true,
     integers_strict: false,
@@ -424,6 +447,7 @@ pub static REGION_TRAFFIC_BY_VEHICLE_TYPE: Dataset = Dataset {
         unstored(aliases(col("region_ons_code", Text), &["ons_code"])),
     ]],
     filters: &["id", "region_id", "year"],
+    run_columns: &[],
     natural_key: &["region_id", "year"],
     paginated: true,
     integers_strict: false,
@@ -446,6 +470,7 @@ pub static COUNTRIES: Dataset = Dataset {
     title: "countries",
     groups: &[&[id(), derived("name", Text), derived("ons_code", Text)]],
     filters: &["id", "name"],
+    run_columns: &[],
     natural_key: &["id"],
     paginated: false,
     integers_strict: true,
@@ -463,6 +488,7 @@ pub static REGIONS: Dataset = Dataset {
         derived("country_id", Integer),
     ]],
     filters: &["id", "name"],
+    run_columns: &[],
     natural_key: &["id"],
     paginated: false,
     integers_strict: true,
@@ -481,6 +507,7 @@ pub static LOCAL_AUTHORITIES: Dataset = Dataset {
         derived("ons_code", Text),
     ]],
     filters: &["id", "name"],
+    run_columns: &[],
     natural_key: &["id"],
     paginated: false,
     integers_strict: true,
@@ -543,6 +570,18 @@ mod tests {
             for f in d.filters {
                 assert!(d.is_filterable(f) || *f == COUNT_METHOD, "{}.{f}", d.table);
             }
+            for r in d.run_columns {
+                assert!(d.is_filterable(r), "{}.{r}", d.table);
+            }
+        }
+    }
+
+    #[test]
+    fn unstored_columns_come_last() {
+        // The loader binds a row's first stored columns; unstored ones only feed derived tables.
+        for d in DATASETS {
+            let stored: Vec<bool> = d.columns().map(|c| c.stored).collect();
+            assert!(stored.windows(2).all(|w| w[0] || !w[1]), "{}", d.table);
         }
     }
 }

@@ -1,32 +1,53 @@
 //! SQLite DDL driven by the catalogue: tables, indexes, and the metadata table.
 
-use crate::catalog::{Dataset, Source, ValueType, DATASETS};
+use crate::catalog::{Column, Dataset, Source, ValueType, DATASETS};
 
 /// `CREATE TABLE` for one dataset: its stored columns in record order, `id` as the rowid, and
 /// case-insensitive collation on the text columns that are filtered ignoring case (so that the
 /// indexes serve `=` directly).
 pub fn create_table(d: &Dataset) -> String {
-    let cols: Vec<String> = d
-        .stored_columns()
-        .map(|c| {
-            if c.source == Source::Id {
-                "id INTEGER PRIMARY KEY".to_string()
-            } else if c.ty == ValueType::Text && d.is_filterable(c.name) {
-                format!("{} {} COLLATE NOCASE", c.name, c.ty.sql())
-            } else {
-                format!("{} {}", c.name, c.ty.sql())
-            }
-        })
-        .collect();
+    let cols: Vec<String> = d.stored_columns().map(|c| column_ddl(d, c)).collect();
     format!("CREATE TABLE {} ({})", d.table, cols.join(", "))
+}
+
+fn column_ddl(d: &Dataset, c: &Column) -> String {
+    if c.source == Source::Id {
+        "id INTEGER PRIMARY KEY".to_string()
+    } else if c.ty == ValueType::Text && d.is_filterable(c.name) {
+        format!("{} {} COLLATE NOCASE", c.name, c.ty.sql())
+    } else {
+        format!("{} {}", c.name, c.ty.sql())
+    }
+}
+
+/// The runs table of a dataset with run columns: one row per run of consecutive ids that share
+/// their run columns' values, keyed by its first id.
+pub fn create_runs_table(d: &Dataset) -> Option<String> {
+    let runs = d.runs_table()?;
+    let cols: Vec<String> = d
+        .run_columns
+        .iter()
+        .map(|name| column_ddl(d, d.column(name).expect("run column")))
+        .collect();
+    Some(format!(
+        "CREATE TABLE {runs} (first_id INTEGER PRIMARY KEY, last_id INTEGER NOT NULL, {})",
+        cols.join(", ")
+    ))
 }
 
 /// One index per filterable column: every filter and sort of the API can seek. SQLite appends
 /// the rowid to every index entry, so `WHERE col = ? ORDER BY id` needs nothing more.
 pub fn create_indexes(d: &Dataset) -> Vec<String> {
-    d.indexed_columns()
-        .map(|c| format!("CREATE INDEX {t}_{c} ON {t} ({c})", t = d.table, c = c.name))
-        .collect()
+    let index =
+        |table: &str, column: &str| format!("CREATE INDEX {table}_{column} ON {table} ({column})");
+    let mut out: Vec<String> = d
+        .indexed_columns()
+        .map(|c| index(d.table, c.name))
+        .collect();
+    if let Some(runs) = d.runs_table() {
+        out.extend(d.run_columns.iter().map(|c| index(&runs, c)));
+    }
+    out
 }
 
 pub const CREATE_METADATA: &str =
@@ -35,6 +56,7 @@ pub const CREATE_METADATA: &str =
 /// Every statement that creates an empty database of the current schema.
 pub fn create_all_tables() -> Vec<String> {
     let mut out: Vec<String> = DATASETS.iter().map(|d| create_table(d)).collect();
+    out.extend(DATASETS.iter().filter_map(|d| create_runs_table(d)));
     out.push(CREATE_METADATA.to_string());
     out
 }

@@ -40,15 +40,28 @@ struct Latest<T> {
     value: Option<T>,
 }
 
-impl<T: PartialEq> Latest<T> {
-    fn offer(&mut self, year: i64, value: Option<T>) {
+impl Latest<i64> {
+    fn offer(&mut self, year: i64, value: Option<i64>) {
         if let Some(v) = value {
-            if self.value.is_none() || (year >= self.year && self.value.as_ref() != Some(&v)) {
+            if self.value.is_none() || year >= self.year {
                 self.value = Some(v);
                 self.year = year;
-            } else if year > self.year {
-                self.year = year;
             }
+        }
+    }
+}
+
+impl Latest<String> {
+    /// Allocates only when the value changes: most rows repeat the names already kept.
+    fn offer_str(&mut self, year: i64, value: Option<&str>) {
+        let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+            return;
+        };
+        if self.value.is_none() || year >= self.year {
+            if self.value.as_deref() != Some(v) {
+                self.value = Some(v.to_string());
+            }
+            self.year = year;
         }
     }
 }
@@ -93,9 +106,8 @@ pub struct Areas {
     local_authorities: FxHashMap<i64, Area>,
 }
 
-fn text_at(row: &[Value], at: Option<usize>) -> Option<String> {
+fn text_at(row: &[Value], at: Option<usize>) -> Option<&str> {
     at.and_then(|i| row[i].as_text())
-        .map(|s| s.trim().to_string())
 }
 fn int_at(row: &[Value], at: Option<usize>) -> Option<i64> {
     at.and_then(|i| row[i].as_int())
@@ -107,67 +119,62 @@ impl Areas {
         let region_id = int_at(row, p.region_id);
         if let Some(id) = region_id {
             let r = self.regions.entry(id).or_default();
-            r.name.offer(year, text_at(row, p.region_name));
-            r.ons_code.offer(year, text_at(row, p.region_ons_code));
+            r.name.offer_str(year, text_at(row, p.region_name));
+            r.ons_code.offer_str(year, text_at(row, p.region_ons_code));
         }
         if let Some(id) = int_at(row, p.la_id) {
             let la = self.local_authorities.entry(id).or_default();
-            la.name.offer(year, text_at(row, p.la_name));
-            la.ons_code.offer(year, text_at(row, p.la_ons_code));
+            la.name.offer_str(year, text_at(row, p.la_name));
+            la.ons_code.offer_str(year, text_at(row, p.la_ons_code));
             la.region_id.offer(year, region_id);
         }
     }
 }
 
-/// The latest AADF row of each count point: its location, and its latest AADF year.
+/// The latest AADF row of each count point: its year, and its id to copy the location from.
 pub struct AadfPoints {
-    points: FxHashMap<i64, (i64, Vec<Value>)>,
-    /// For each stored count point column, its position in an AADF row.
-    positions: Vec<Option<usize>>,
+    points: FxHashMap<i64, (i64, i64)>,
+    id: usize,
     count_point_id: usize,
     year: usize,
 }
 
 impl Default for AadfPoints {
     fn default() -> Self {
-        let pos = |name: &str| catalog::AADF.columns().position(|c| c.name == name);
+        let pos = |name: &str| {
+            catalog::AADF
+                .columns()
+                .position(|c| c.name == name)
+                .expect("AADF column")
+        };
         AadfPoints {
             points: FxHashMap::default(),
-            positions: catalog::COUNT_POINTS
-                .stored_columns()
-                .map(|c| match c.name {
-                    "id" | "aadf_year" => None,
-                    name => pos(name),
-                })
-                .collect(),
-            count_point_id: pos("count_point_id").expect("AADF count_point_id"),
-            year: pos("year").expect("AADF year"),
+            id: pos("id"),
+            count_point_id: pos("count_point_id"),
+            year: pos("year"),
         }
     }
 }
 
 impl AadfPoints {
     pub fn observe(&mut self, aadf_row: &[Value]) {
-        let (Some(cp), Some(year)) = (
+        let (Some(cp), Some(year), Some(id)) = (
             aadf_row[self.count_point_id].as_int(),
             aadf_row[self.year].as_int(),
+            aadf_row[self.id].as_int(),
         ) else {
             return;
         };
-        let entry = self.points.entry(cp).or_insert((i64::MIN, Vec::new()));
-        if year >= entry.0 {
-            entry.0 = year;
-            entry.1 = self
-                .positions
-                .iter()
-                .map(|p| p.map_or(Value::Null, |i| aadf_row[i].clone()))
-                .collect();
+        let latest = self.points.entry(cp).or_insert((year, id));
+        if year >= latest.0 {
+            *latest = (year, id);
         }
     }
 }
 
 /// Sets each count point's aadf_year from the AADF rows, and adds the count points that only
-/// the AADF rows know (all of them when no count points file was given).
+/// the AADF rows know (all of them when no count points file was given), located as in their
+/// latest AADF row.
 pub fn complete_count_points(
     conn: &Connection,
     points: &AadfPoints,
@@ -178,31 +185,29 @@ pub fn complete_count_points(
     }
     let cp = &catalog::COUNT_POINTS;
     let names: Vec<&str> = cp.stored_columns().map(|c| c.name).collect();
-    conn.execute_batch("BEGIN")?;
+    let from_aadf: Vec<&str> = names
+        .iter()
+        .map(|n| match *n {
+            "id" => "count_point_id",
+            "aadf_year" => "year",
+            other => other,
+        })
+        .collect();
     let mut update = conn.prepare("UPDATE count_points SET aadf_year = ?1 WHERE id = ?2")?;
     let mut insert = conn.prepare(&format!(
-        "INSERT INTO count_points ({}) VALUES ({})",
+        "INSERT INTO count_points ({}) SELECT {} FROM aadf WHERE id = ?1",
         names.join(","),
-        vec!["?"; names.len()].join(",")
+        from_aadf.join(",")
     ))?;
-    let mut ids: Vec<&i64> = points.points.keys().collect();
+    let mut ids: Vec<(&i64, &(i64, i64))> = points.points.iter().collect();
     ids.sort();
     let mut derived = 0u64;
-    for id in ids {
-        let (year, location) = &points.points[id];
-        if update.execute((year, id))? == 0 {
-            let mut row = location.clone();
-            row[0] = Value::Int(*id);
-            row[names
-                .iter()
-                .position(|n| *n == "aadf_year")
-                .expect("aadf_year")] = Value::Int(*year);
-            insert.execute(rusqlite::params_from_iter(row.iter()))?;
+    for (cp_id, (year, aadf_id)) in ids {
+        if update.execute((year, cp_id))? == 0 {
+            insert.execute([aadf_id])?;
             derived += 1;
         }
     }
-    drop((update, insert));
-    conn.execute_batch("COMMIT")?;
     if derived > 0 {
         report.add_rows(cp.table, derived);
         report.note(format!(
@@ -240,7 +245,6 @@ pub fn write_derived(
     countries: &[Country],
     report: &mut LoadReport,
 ) -> Result<(), LoadError> {
-    conn.execute_batch("BEGIN")?;
     let mut insert =
         conn.prepare("INSERT INTO countries (id, name, ons_code) VALUES (?1, ?2, ?3)")?;
     for c in countries {
@@ -278,8 +282,7 @@ pub fn write_derived(
     conn.execute_batch(
         "UPDATE local_authority_traffic SET region_id = \
            (SELECT region_id FROM local_authorities WHERE id = local_authority_traffic.local_authority_id) \
-         WHERE region_id IS NULL;
-         COMMIT",
+         WHERE region_id IS NULL",
     )?;
     Ok(())
 }

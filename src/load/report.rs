@@ -271,7 +271,7 @@ impl Progress {
         }
     }
 
-    pub fn update(&self, _source: &InputSource, bytes_in_source: u64, rows: u64) {
+    pub fn update(&self, bytes_in_source: u64, rows: u64) {
         if let Some(bar) = &self.bar {
             bar.set_position(self.done_bytes.get() + bytes_in_source);
             let rate = rows as f64 / self.started.elapsed().as_secs_f64().max(1e-3);

@@ -3,13 +3,13 @@
 use std::io::Read;
 use std::sync::mpsc::SyncSender;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::areas::{AadfPoints, Areas};
 use super::input::{self, InputSource};
 use super::report::{LoadReport, Problem, Progress, WarningKind};
 use super::value::{self, Value};
-use super::{Batch, LoadError, BATCH_ROWS};
+use super::{LoadError, ToWriter, BATCH_ROWS};
 use crate::catalog::{self, Column, Dataset, Source, ValueType};
 
 fn csv_reader<R: Read>(r: R) -> csv::Reader<R> {
@@ -82,7 +82,8 @@ struct Positions {
     hour: Option<usize>,
     road_category: Option<usize>,
     road_category_id: Option<usize>,
-    key: Vec<usize>,
+    key: Vec<(usize, &'static Column)>,
+    runs: Vec<usize>,
     counts: Vec<usize>,
     /// (total, its parts): totals that usually equal the sum of their parts.
     totals: Vec<(usize, Vec<usize>)>,
@@ -123,21 +124,106 @@ impl Positions {
             .take_while(|c| c.stored)
             .filter_map(|c| pos(c.name))
             .collect();
+        let located = |name: &&str| {
+            let at = pos(name).expect("catalogue column");
+            (at, d.columns().nth(at).expect("column"))
+        };
         Positions {
             id: pos("id").expect("every dataset has an id"),
             count_point_id: pos("count_point_id"),
             hour: pos("hour"),
             road_category: pos("road_category"),
             road_category_id: pos("road_category_id"),
-            key: d
-                .natural_key
-                .iter()
-                .map(|k| pos(k).expect("key column"))
-                .collect(),
+            key: d.natural_key.iter().map(located).collect(),
+            runs: d.run_columns.iter().map(|n| located(n).0).collect(),
             counts,
             totals,
         }
     }
+}
+
+/// A duplicate listed in the report whose first place is looked up once the rows are in.
+pub struct PendingDuplicate {
+    /// Index into the report's listed duplicates.
+    listed: usize,
+    key: Vec<Value>,
+}
+
+/// What is needed, after the rows are in, to name where a duplicate's key was first seen.
+pub struct DuplicatePlaces {
+    dataset: &'static Dataset,
+    pending: Vec<PendingDuplicate>,
+    lines: Vec<u32>,
+    files: Vec<(u32, String)>,
+}
+
+impl DuplicatePlaces {
+    /// Looks up the first row of each pending key (one scan) and completes its message.
+    pub fn resolve(
+        self,
+        conn: &rusqlite::Connection,
+        report: &mut LoadReport,
+    ) -> Result<(), LoadError> {
+        let d = self.dataset;
+        let keys = d.natural_key.join(", ");
+        let one = format!("({})", vec!["?"; d.natural_key.len()].join(", "));
+        let sql = format!(
+            "SELECT min(id), {keys} FROM {} WHERE ({keys}) IN (VALUES {}) GROUP BY {keys}",
+            d.table,
+            vec![one; self.pending.len()].join(", ")
+        );
+        let args: Vec<&Value> = self.pending.iter().flat_map(|p| p.key.iter()).collect();
+        let mut stmt = conn.prepare(&sql)?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(args))?;
+        let mut first: Vec<(i64, Vec<rusqlite::types::Value>)> = Vec::new();
+        while let Some(row) = rows.next()? {
+            let values = (1..=d.natural_key.len())
+                .map(|i| row.get::<_, rusqlite::types::Value>(i))
+                .collect::<Result<_, _>>()?;
+            first.push((row.get(0)?, values));
+        }
+        for p in &self.pending {
+            let wanted: Vec<rusqlite::types::Value> =
+                p.key.iter().map(Value::to_sql_value).collect();
+            let place = first
+                .iter()
+                .find(|(_, k)| *k == wanted)
+                .map_or("an earlier row".to_string(), |(id, _)| {
+                    self.place_of_id(*id)
+                });
+            if let Some(listed) = report.duplicates.get_mut(p.listed) {
+                listed.reason.push_str(&format!(" first seen at {place}"));
+            }
+        }
+        Ok(())
+    }
+
+    fn place_of_id(&self, id: i64) -> String {
+        // Ids are 1..N in file order (count points: the ordinal is not the id, so look it up
+        // by position among the kept rows instead).
+        let ordinal = if self.dataset.table == catalog::COUNT_POINTS.table {
+            return "an earlier row".to_string();
+        } else {
+            (id - 1) as u32
+        };
+        let file = self
+            .files
+            .iter()
+            .rev()
+            .find(|(first, _)| *first <= ordinal)
+            .map_or("?", |(_, f)| f.as_str());
+        match self.lines.get(ordinal as usize) {
+            Some(line) => format!("{file}:{line}"),
+            None => file.to_string(),
+        }
+    }
+}
+
+/// The run of rows being read: first and last id, and the run columns' values.
+struct Run {
+    first_id: i64,
+    last_id: i64,
+    values: Vec<Value>,
 }
 
 /// Loads every file of one kind: ids, duplicate keys and bad rows are tracked across them.
@@ -148,20 +234,31 @@ pub struct TableLoader {
     pos: Positions,
     area_pos: super::areas::AreaPositions,
     next_id: i64,
-    /// Packed natural key -> ordinal of the row that had it first.
-    keys: FxHashMap<u64, u32>,
+    /// Packed natural keys seen so far.
+    keys: FxHashSet<u64>,
     /// Per text key component, its values seen so far (packed as small numbers).
     interned: Vec<FxHashMap<String, u64>>,
     /// Line of each kept row by ordinal, and the first ordinal of each file, to name the
     /// first place of a duplicate.
     lines: Vec<u32>,
     files: Vec<(u32, String)>,
+    pending: Vec<PendingDuplicate>,
     rows: u64,
     batch: Vec<Vec<Value>>,
+    run: Option<Run>,
+    runs: Vec<Vec<Value>>,
 }
 
+/// Rough bytes per row of a CSV file, to size the key set once rather than grow it.
+const BYTES_PER_ROW: u64 = 150;
+
 impl TableLoader {
-    pub fn new(dataset: &'static Dataset, skip_bad_rows: bool, keep_first: bool) -> Self {
+    pub fn new(
+        dataset: &'static Dataset,
+        skip_bad_rows: bool,
+        keep_first: bool,
+        bytes: u64,
+    ) -> Self {
         let pos = Positions::new(dataset);
         TableLoader {
             dataset,
@@ -171,11 +268,17 @@ impl TableLoader {
             pos,
             area_pos: super::areas::AreaPositions::new(dataset),
             next_id: 1,
-            keys: FxHashMap::default(),
+            keys: FxHashSet::with_capacity_and_hasher(
+                (bytes / BYTES_PER_ROW) as usize,
+                Default::default(),
+            ),
             lines: Vec::new(),
             files: Vec::new(),
+            pending: Vec::new(),
             rows: 0,
             batch: Vec::with_capacity(BATCH_ROWS),
+            run: None,
+            runs: Vec::new(),
         }
     }
 
@@ -183,7 +286,7 @@ impl TableLoader {
     pub fn load_source(
         &mut self,
         source: &InputSource,
-        tx: &SyncSender<Batch>,
+        tx: &SyncSender<ToWriter>,
         progress: &Progress,
         areas: &mut Areas,
         aadf_points: &mut AadfPoints,
@@ -212,7 +315,6 @@ impl TableLoader {
                 }
             }
             let mut record = csv::ByteRecord::new();
-            let mut row_problem: Option<(Option<&str>, String)>;
             loop {
                 match rdr.read_byte_record(&mut record) {
                     Ok(true) => {}
@@ -228,10 +330,10 @@ impl TableLoader {
                 if record.len() == 1 && record.get(0).is_some_and(|f| f.is_empty()) {
                     continue; // a blank line
                 }
-                row_problem = None;
                 let mut row: Vec<Value> = Vec::with_capacity(columns.len());
+                let mut problem: Option<(Option<&str>, String)> = None;
                 if record.len() != headers.len() {
-                    row_problem = Some((
+                    problem = Some((
                         None,
                         format!(
                             "expected {} fields as in the header, found {}",
@@ -247,7 +349,7 @@ impl TableLoader {
                                 {
                                     Ok(v) => v,
                                     Err(reason) => {
-                                        row_problem = Some((Some(c.name), reason));
+                                        problem = Some((Some(c.name), reason));
                                         break;
                                     }
                                 }
@@ -257,34 +359,44 @@ impl TableLoader {
                         row.push(v);
                     }
                 }
-                if row_problem.is_none() {
+                if problem.is_none() {
                     self.fix_row(&mut row);
-                    row_problem = self.check_row(&row);
+                    problem = self.check_row(&row);
                 }
-                if let Some((column, reason)) = row_problem {
+                if let Some((column, reason)) = problem {
                     report.reject(Problem::new(&name, line, column, reason));
                     continue;
                 }
                 match self.check_key(&row) {
                     Ok(key) => {
-                        if let Some(&first) = self.keys.get(&key) {
-                            let place = self.place_of(first);
+                        if !self.keys.insert(key) {
+                            let listed_before = report.duplicates.len();
                             report.duplicate(
                                 Problem::new(
                                     &name,
                                     line,
                                     None,
                                     format!(
-                                        "duplicate {} ({}) first seen at {place}",
-                                        self.key_names(),
+                                        "duplicate {} ({})",
+                                        self.dataset.natural_key.join(", "),
                                         self.key_values(&row)
                                     ),
                                 ),
                                 self.keep_first,
                             );
+                            if report.duplicates.len() > listed_before {
+                                self.pending.push(PendingDuplicate {
+                                    listed: listed_before,
+                                    key: self
+                                        .pos
+                                        .key
+                                        .iter()
+                                        .map(|(k, _)| row[*k].clone())
+                                        .collect(),
+                                });
+                            }
                             continue;
                         }
-                        self.keys.insert(key, self.lines.len() as u32);
                     }
                     Err((column, reason)) => {
                         report.reject(Problem::new(&name, line, Some(column), reason));
@@ -312,10 +424,11 @@ impl TableLoader {
                 self.rows += 1;
                 // Once the load is bound to fail, rows are only checked, not inserted.
                 if report.is_clean(self.skip_bad_rows, self.keep_first) {
+                    self.extend_run(id, &row);
                     self.batch.push(row);
                     if self.batch.len() >= BATCH_ROWS {
                         self.flush(tx)?;
-                        progress.update(source, rdr.position().byte(), self.rows);
+                        progress.update(rdr.position().byte(), self.rows);
                     }
                 }
             }
@@ -325,22 +438,94 @@ impl TableLoader {
         })
     }
 
-    fn flush(&mut self, tx: &SyncSender<Batch>) -> Result<(), LoadError> {
-        if self.batch.is_empty() {
-            return Ok(());
+    /// Extends the current run of rows with this one, or closes it and starts another.
+    fn extend_run(&mut self, id: i64, row: &[Value]) {
+        if self.pos.runs.is_empty() {
+            return;
         }
-        let rows = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_ROWS));
-        tx.send(Batch {
-            table: self.dataset,
-            rows,
-        })
-        .map_err(|_| LoadError::Refused("the SQLite writer stopped".into()))
+        if let Some(run) = &mut self.run {
+            if run.last_id + 1 == id
+                && self
+                    .pos
+                    .runs
+                    .iter()
+                    .zip(&run.values)
+                    .all(|(&i, v)| row[i] == *v)
+            {
+                run.last_id = id;
+                return;
+            }
+        }
+        let values = self.pos.runs.iter().map(|&i| row[i].clone()).collect();
+        if let Some(done) = self.run.replace(Run {
+            first_id: id,
+            last_id: id,
+            values,
+        }) {
+            self.runs.push(
+                [
+                    vec![Value::Int(done.first_id), Value::Int(done.last_id)],
+                    done.values,
+                ]
+                .concat(),
+            );
+        }
     }
 
-    pub fn finish(&self, report: &mut LoadReport) {
+    fn flush(&mut self, tx: &SyncSender<ToWriter>) -> Result<(), LoadError> {
+        let stopped = |_| LoadError::Refused("the SQLite writer stopped".into());
+        if !self.batch.is_empty() {
+            let rows = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_ROWS));
+            tx.send(ToWriter::Rows {
+                table: self.dataset,
+                rows,
+            })
+            .map_err(stopped)?;
+        }
+        if self.runs.len() >= BATCH_ROWS {
+            let runs = std::mem::take(&mut self.runs);
+            tx.send(ToWriter::Runs {
+                table: self.dataset,
+                runs,
+            })
+            .map_err(stopped)?;
+        }
+        Ok(())
+    }
+
+    /// Sends the last run, counts the rows, and hands over what is needed to name the first
+    /// places of duplicates, if there were any.
+    pub fn finish(
+        mut self,
+        tx: &SyncSender<ToWriter>,
+        report: &mut LoadReport,
+    ) -> Result<Option<DuplicatePlaces>, LoadError> {
+        if let Some(done) = self.run.take() {
+            self.runs.push(
+                [
+                    vec![Value::Int(done.first_id), Value::Int(done.last_id)],
+                    done.values,
+                ]
+                .concat(),
+            );
+        }
+        if !self.runs.is_empty() {
+            let runs = std::mem::take(&mut self.runs);
+            tx.send(ToWriter::Runs {
+                table: self.dataset,
+                runs,
+            })
+            .map_err(|_| LoadError::Refused("the SQLite writer stopped".into()))?;
+        }
         if !self.files.is_empty() {
             report.add_rows(self.dataset.table, self.rows);
         }
+        Ok((!self.pending.is_empty()).then(|| DuplicatePlaces {
+            dataset: self.dataset,
+            pending: self.pending,
+            lines: self.lines,
+            files: self.files,
+        }))
     }
 
     /// Dataset-specific completions: the regional road type table may give its road category
@@ -360,33 +545,36 @@ impl TableLoader {
     }
 
     fn check_row(&self, row: &[Value]) -> Option<(Option<&'static str>, String)> {
-        for &k in &self.pos.key {
-            if row[k] == Value::Null {
-                let name = self.dataset.columns().nth(k).map(|c| c.name);
-                return Some((name, "missing value in a key column".into()));
-            }
-        }
-        None
+        self.pos
+            .key
+            .iter()
+            .find(|(k, _)| row[*k] == Value::Null)
+            .map(|(_, c)| (Some(c.name), "missing value in a key column".to_string()))
     }
 
     /// Packs the natural key into 64 bits: the leading id gets 32 bits, a date 16 (days since
     /// 1960), other integers 12 (years, hours) and text codes 4 (interned).
     fn check_key(&mut self, row: &[Value]) -> Result<u64, (&'static str, String)> {
         let mut key: u64 = 0;
-        for (n, &k) in self.pos.key.iter().enumerate() {
-            let column = self.dataset.columns().nth(k).expect("key column");
-            let (bits, v): (u32, Option<u64>) = match (&row[k], column.ty) {
+        for (n, (k, column)) in self.pos.key.iter().enumerate() {
+            let (bits, v): (u32, Option<u64>) = match (&row[*k], column.ty) {
                 (Value::Int(v), ValueType::Integer) => {
-                    let bits = if n == 0 { 32 } else { 12 };
-                    (bits, u64::try_from(*v).ok())
+                    (if n == 0 { 32 } else { 12 }, u64::try_from(*v).ok())
                 }
                 (Value::Text(d), ValueType::Date) => {
                     (16, value::day_number(d).and_then(|d| u64::try_from(d).ok()))
                 }
                 (Value::Text(t), _) => {
                     let map = &mut self.interned[n];
-                    let next = map.len() as u64;
-                    (4, Some(*map.entry(t.clone()).or_insert(next)))
+                    let code = match map.get(t) {
+                        Some(code) => *code,
+                        None => {
+                            let code = map.len() as u64;
+                            map.insert(t.clone(), code);
+                            code
+                        }
+                    };
+                    (4, Some(code))
                 }
                 _ => (0, None),
             };
@@ -395,7 +583,7 @@ impl TableLoader {
                 _ => {
                     return Err((
                         column.name,
-                        format!("value {:?} out of the range of a key", row[k]),
+                        format!("value {:?} out of the range of a key", row[*k]),
                     ))
                 }
             }
@@ -403,31 +591,17 @@ impl TableLoader {
         Ok(key)
     }
 
-    fn key_names(&self) -> String {
-        self.dataset.natural_key.join(", ")
-    }
-
     fn key_values(&self, row: &[Value]) -> String {
         self.pos
             .key
             .iter()
-            .map(|&k| match &row[k] {
+            .map(|(k, _)| match &row[*k] {
                 Value::Int(v) => v.to_string(),
                 Value::Text(t) => t.clone(),
                 other => format!("{other:?}"),
             })
             .collect::<Vec<_>>()
             .join(", ")
-    }
-
-    fn place_of(&self, ordinal: u32) -> String {
-        let file = self
-            .files
-            .iter()
-            .rev()
-            .find(|(first, _)| *first <= ordinal)
-            .map_or("?", |(_, f)| f.as_str());
-        format!("{file}:{}", self.lines[ordinal as usize])
     }
 
     /// Surprises that real releases contain: kept, and counted as warnings.

@@ -20,6 +20,14 @@ impl Value {
             _ => None,
         }
     }
+    pub fn to_sql_value(&self) -> rusqlite::types::Value {
+        match self {
+            Value::Null => rusqlite::types::Value::Null,
+            Value::Int(v) => rusqlite::types::Value::Integer(*v),
+            Value::Real(v) => rusqlite::types::Value::Real(*v),
+            Value::Text(s) => rusqlite::types::Value::Text(s.clone()),
+        }
+    }
     pub fn as_text(&self) -> Option<&str> {
         match self {
             Value::Text(s) => Some(s),

@@ -24,6 +24,31 @@ enum Condition {
     Nothing,
 }
 
+/// The parts of a request's SQL (see [`ListRequest::sql`]).
+struct Sql {
+    select: String,
+    from: String,
+    terms: Vec<String>,
+    args: Vec<SqlValue>,
+    /// The requested order, ties broken by id.
+    order: String,
+    /// Plain id order.
+    id_order: String,
+    joined: bool,
+}
+
+impl Sql {
+    /// ` WHERE ...` of the filters and any extra terms (whose arguments follow the filters').
+    fn where_sql(&self, extra: &[String]) -> String {
+        let all: Vec<&str> = self.terms.iter().chain(extra).map(String::as_str).collect();
+        if all.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", all.join(" AND "))
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct ListRequest {
     pub dataset: &'static Dataset,
@@ -270,57 +295,98 @@ impl ListRequest {
         format!("{}?{}", self.dataset.table, parts.join("&"))
     }
 
-    fn where_clause(&self) -> (String, Vec<SqlValue>) {
-        let mut sql = Vec::new();
+    /// Whether the request goes through the runs table: it filters or sorts on a run column.
+    fn joins_runs(&self) -> bool {
+        let d = self.dataset;
+        let is_run = |c: &Column| d.run_columns.contains(&c.name);
+        !d.run_columns.is_empty()
+            && (self
+                .conditions
+                .iter()
+                .any(|c| matches!(c, Condition::In(col, _) if is_run(col)))
+                || self.sort.iter().any(|(c, _)| is_run(c)))
+    }
+
+    /// The SQL of the request, in parts. The big table is `r`; when the request filters or
+    /// sorts on run columns, they are read from the runs table `u`, each of whose rows stands
+    /// for the id range `first_id..=last_id` of `r`. Runs are scanned in first_id order and
+    /// each range in id order, so `u.first_id, r.id` is id order without a sort.
+    fn sql(&self) -> Sql {
+        let d = self.dataset;
+        let joined = self.joins_runs();
+        let qualify = |c: &Column| {
+            if joined && d.run_columns.contains(&c.name) {
+                format!("u.{}", c.name)
+            } else {
+                format!("r.{}", c.name)
+            }
+        };
+        let from = match d.runs_table() {
+            Some(runs) if joined => format!(
+                "{runs} u JOIN {} r ON r.id BETWEEN u.first_id AND u.last_id",
+                d.table
+            ),
+            _ => format!("{} r", d.table),
+        };
+        let mut terms = Vec::new();
         let mut args = Vec::new();
         for c in &self.conditions {
             match c {
-                Condition::Nothing => sql.push("0".to_string()),
+                Condition::Nothing => terms.push("0".to_string()),
                 Condition::In(col, values) if values.len() == 1 => {
-                    sql.push(format!("{} = ?", col.name));
+                    terms.push(format!("{} = ?", qualify(col)));
                     args.push(values[0].clone());
                 }
                 Condition::In(col, values) => {
-                    sql.push(format!(
+                    terms.push(format!(
                         "{} IN ({})",
-                        col.name,
+                        qualify(col),
                         vec!["?"; values.len()].join(",")
                     ));
                     args.extend(values.iter().cloned());
                 }
             }
         }
-        if sql.is_empty() {
-            (String::new(), args)
-        } else {
-            (format!(" WHERE {}", sql.join(" AND ")), args)
-        }
-    }
-
-    /// `ORDER BY`: the sort keys, ties broken by id in the direction of the last key (so one
-    /// index scan, forwards or backwards, gives the order).
-    fn order_clause(&self) -> String {
+        let id_order = |desc: bool| {
+            let dir = if desc { " DESC" } else { "" };
+            if joined {
+                format!("u.first_id{dir}, r.id{dir}")
+            } else {
+                format!("r.id{dir}")
+            }
+        };
+        // Ties broken by id in the direction of the last key, so that one index scan,
+        // forwards or backwards, gives the order.
         let mut keys: Vec<String> = self
             .sort
             .iter()
             .filter(|(c, _)| c.source != Source::Id)
-            .map(|(c, desc)| format!("{}{}", c.name, if *desc { " DESC" } else { "" }))
+            .map(|(c, desc)| format!("{}{}", qualify(c), if *desc { " DESC" } else { "" }))
             .collect();
-        let id_desc = self.sort.last().is_some_and(|(_, desc)| *desc);
-        keys.push(if id_desc {
-            "id DESC".into()
-        } else {
-            "id".into()
-        });
-        format!(" ORDER BY {}", keys.join(", "))
-    }
-
-    fn select_list(&self) -> String {
-        self.fields
+        let last_desc = self.sort.last().is_some_and(|(_, desc)| *desc);
+        let all_runs = self
+            .sort
             .iter()
-            .map(|c| c.name)
-            .collect::<Vec<_>>()
-            .join(", ")
+            .all(|(c, _)| c.source == Source::Id || d.run_columns.contains(&c.name));
+        keys.push(if all_runs {
+            id_order(last_desc)
+        } else {
+            format!("r.id{}", if last_desc { " DESC" } else { "" })
+        });
+        Sql {
+            select: self
+                .fields
+                .iter()
+                .map(|c| format!("r.{}", c.name))
+                .collect::<Vec<_>>()
+                .join(", "),
+            from,
+            terms,
+            args,
+            order: keys.join(", "),
+            id_order: id_order(false),
+            joined,
+        }
     }
 
     /// Runs the request: the JSON body (an envelope, or a bare array for the unpaginated
@@ -347,85 +413,82 @@ impl ListRequest {
         path: &str,
         params: &Params,
     ) -> Result<Vec<u8>, ApiError> {
-        let table = self.dataset.table;
-        let (where_sql, args) = self.where_clause();
+        let sql = self.sql();
         let Some((number, size)) = self.page else {
-            let sql = format!(
-                "SELECT {} FROM {table}{where_sql}{}",
-                self.select_list(),
-                self.order_clause()
+            let query = format!(
+                "SELECT {} FROM {}{} ORDER BY {}",
+                sql.select,
+                sql.from,
+                sql.where_sql(&[]),
+                sql.order
             );
             let mut out = Vec::with_capacity(4096);
-            self.write_rows(conn, &sql, &args, &mut out)?;
+            self.write_rows(conn, &query, &sql.args, &mut out)?;
             return Ok(out);
         };
-        let (rows, dense) = release.rows(table);
-        if self.conditions.is_empty() {
-            let page = Page {
-                number,
-                size,
-                total: rows,
-            };
-            let mut data = Vec::new();
-            if page.range().is_none() {
-                data.extend_from_slice(b"[]");
-            } else if self.sort.is_empty() && dense {
-                // Ids are 1..N in file order: page N is an id range, as fast at any depth.
-                let sql = format!(
-                    "SELECT {} FROM {table} WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
-                    self.select_list()
-                );
-                let first = page.offset() + 1;
-                let args = [
-                    SqlValue::Integer(first),
-                    SqlValue::Integer(first.saturating_add(size - 1)),
-                ];
-                self.write_rows(conn, &sql, &args, &mut data)?;
-            } else {
-                self.write_offset_page(conn, page, "", &[], &mut data)?;
-            }
-            return Ok(self.envelope(page, path, params, &data));
-        }
-        let set = if self
+        let (rows, dense) = release.rows(self.dataset.table);
+        let set = if self.conditions.is_empty() {
+            None
+        } else if self
             .conditions
             .iter()
             .any(|c| matches!(c, Condition::Nothing))
         {
-            Arc::new(FilterSet {
+            Some(Arc::new(FilterSet {
                 total: 0,
                 checkpoints: Vec::new(),
-            })
+            }))
         } else {
             let key = self.total_key();
-            match release.filter_set(&key) {
+            Some(match release.filter_set(&key) {
                 Some(set) => set,
-                None => release
-                    .remember_filter_set(key, self.learn_filter_set(conn, &where_sql, &args)?),
-            }
+                None => release.remember_filter_set(key, self.learn_filter_set(conn, &sql)?),
+            })
         };
         let page = Page {
             number,
             size,
-            total: set.total,
+            total: set.as_ref().map_or(rows, |s| s.total),
         };
         let mut data = Vec::new();
         if page.range().is_none() {
             data.extend_from_slice(b"[]");
-        } else if self.sort.is_empty() {
+        } else if !self.sort.is_empty() {
+            self.write_offset_page(conn, page, &sql, &mut data)?;
+        } else if let Some(set) = set {
             // Seek to the checkpoint at or before the page's first row, then skip fewer than
             // CHECKPOINT_EVERY rows.
             let offset = page.offset();
             let from_id = set.checkpoints[(offset / CHECKPOINT_EVERY) as usize];
-            let sql = format!(
-                "SELECT {} FROM {table}{where_sql} AND id >= ? ORDER BY id LIMIT {size} OFFSET {}",
-                self.select_list(),
+            let mut seek = vec!["r.id >= ?".to_string()];
+            if sql.joined {
+                seek.push("u.last_id >= ?".into());
+            }
+            let query = format!(
+                "SELECT {} FROM {}{} ORDER BY {} LIMIT {size} OFFSET {}",
+                sql.select,
+                sql.from,
+                sql.where_sql(&seek),
+                sql.id_order,
                 offset % CHECKPOINT_EVERY
             );
-            let mut args = args.clone();
-            args.push(SqlValue::Integer(from_id));
-            self.write_rows(conn, &sql, &args, &mut data)?;
+            let mut args = sql.args.clone();
+            args.extend(std::iter::repeat_n(SqlValue::Integer(from_id), seek.len()));
+            self.write_rows(conn, &query, &args, &mut data)?;
+        } else if dense {
+            // Ids are 1..N in file order: page N is an id range, as fast at any depth.
+            let query = format!(
+                "SELECT {} FROM {} WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id",
+                sql.select, sql.from
+            );
+            let first = page.offset() + 1;
+            let args = [
+                SqlValue::Integer(first),
+                SqlValue::Integer(first.saturating_add(size - 1)),
+            ];
+            self.write_rows(conn, &query, &args, &mut data)?;
         } else {
-            self.write_offset_page(conn, page, &where_sql, &args, &mut data)?;
+            self.write_offset_page(conn, page, &sql, &mut data)?;
         }
         Ok(self.envelope(page, path, params, &data))
     }
@@ -434,15 +497,16 @@ impl ListRequest {
     fn learn_filter_set(
         &self,
         conn: &rusqlite::Connection,
-        where_sql: &str,
-        args: &[SqlValue],
+        sql: &Sql,
     ) -> Result<FilterSet, ApiError> {
-        let sql = format!(
-            "SELECT id FROM {}{where_sql} ORDER BY id",
-            self.dataset.table
+        let query = format!(
+            "SELECT r.id FROM {}{} ORDER BY {}",
+            sql.from,
+            sql.where_sql(&[]),
+            sql.id_order
         );
-        let mut stmt = conn.prepare_cached(&sql)?;
-        let mut rows = stmt.query(rusqlite::params_from_iter(args.iter()))?;
+        let mut stmt = conn.prepare_cached(&query)?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(sql.args.iter()))?;
         let (mut total, mut checkpoints) = (0i64, Vec::new());
         while let Some(row) = rows.next()? {
             if total % CHECKPOINT_EVERY == 0 {
@@ -454,24 +518,25 @@ impl ListRequest {
         Ok(FilterSet { total, checkpoints })
     }
 
-    /// A sorted page: LIMIT and OFFSET over the sort's index.
+    /// A sorted page (or one of a table whose ids are not 1..N): LIMIT and OFFSET in the
+    /// order of the sort's index.
     fn write_offset_page(
         &self,
         conn: &rusqlite::Connection,
         page: Page,
-        where_sql: &str,
-        args: &[SqlValue],
+        sql: &Sql,
         data: &mut Vec<u8>,
     ) -> Result<(), ApiError> {
-        let sql = format!(
-            "SELECT {} FROM {}{where_sql}{} LIMIT {} OFFSET {}",
-            self.select_list(),
-            self.dataset.table,
-            self.order_clause(),
+        let query = format!(
+            "SELECT {} FROM {}{} ORDER BY {} LIMIT {} OFFSET {}",
+            sql.select,
+            sql.from,
+            sql.where_sql(&[]),
+            sql.order,
             page.size,
             page.offset()
         );
-        self.write_rows(conn, &sql, args, data)
+        self.write_rows(conn, &query, &sql.args, data)
     }
 
     fn envelope(&self, page: Page, path: &str, params: &Params, data: &[u8]) -> Vec<u8> {
