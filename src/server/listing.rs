@@ -461,8 +461,12 @@ impl ListRequest {
             let offset = page.offset();
             let from_id = set.checkpoints[(offset / CHECKPOINT_EVERY) as usize];
             let mut seek = vec!["r.id >= ?".to_string()];
-            if sql.joined {
-                seek.push("u.last_id >= ?".into());
+            if let (true, Some(runs)) = (sql.joined, self.dataset.runs_table()) {
+                // Start at the run holding the checkpoint: a seek in the run index, not a walk
+                // over every run before it.
+                seek.push(format!(
+                    "u.first_id >= (SELECT max(first_id) FROM {runs} WHERE first_id <= ?)"
+                ));
             }
             let query = format!(
                 "SELECT {} FROM {}{} ORDER BY {} LIMIT {size} OFFSET {}",
@@ -493,12 +497,38 @@ impl ListRequest {
         Ok(self.envelope(page, path, params, &data))
     }
 
-    /// Counts a filter set's rows and notes its checkpoints, in one scan of the ids.
+    /// Counts a filter set's rows and notes its checkpoints, in one scan of the ids (or, when
+    /// every filter is on run columns, of the runs alone).
     fn learn_filter_set(
         &self,
         conn: &rusqlite::Connection,
         sql: &Sql,
     ) -> Result<FilterSet, ApiError> {
+        let d = self.dataset;
+        let only_runs = self
+            .conditions
+            .iter()
+            .all(|c| matches!(c, Condition::In(col, _) if d.run_columns.contains(&col.name)));
+        if let (true, true, Some(runs)) = (sql.joined, only_runs, d.runs_table()) {
+            let query = format!(
+                "SELECT u.first_id, u.last_id FROM {runs} u{} ORDER BY u.first_id",
+                sql.where_sql(&[])
+            );
+            let mut stmt = conn.prepare_cached(&query)?;
+            let mut rows = stmt.query(rusqlite::params_from_iter(sql.args.iter()))?;
+            let (mut total, mut checkpoints) = (0i64, Vec::new());
+            while let Some(row) = rows.next()? {
+                let (first, last): (i64, i64) = (row.get(0)?, row.get(1)?);
+                // The checkpoints that fall in this run: positions total..total+len.
+                let mut next = (total + CHECKPOINT_EVERY - 1) / CHECKPOINT_EVERY * CHECKPOINT_EVERY;
+                while next < total + (last - first + 1) {
+                    checkpoints.push(first + (next - total));
+                    next += CHECKPOINT_EVERY;
+                }
+                total += last - first + 1;
+            }
+            return Ok(FilterSet { total, checkpoints });
+        }
         let query = format!(
             "SELECT r.id FROM {}{} ORDER BY {}",
             sql.from,
