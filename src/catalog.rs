@@ -74,11 +74,17 @@ pub struct Dataset {
     /// Each names a stored column (also sortable) or [`COUNT_METHOD`]. Matching is exact;
     /// text columns ignore letter case.
     pub filters: &'static [&'static str],
-    /// Filterable columns that stay the same along a count point's consecutive rows (a raw
-    /// count file holds each count point's hours together). Instead of an index each on the
-    /// big table, they are kept once per run of rows in a small `<table>_runs` table of id
-    /// ranges, through which the server filters and sorts on them.
+    /// Filterable columns that stay the same along long stretches of consecutive rows (a raw
+    /// count file holds each count point's count days together, an AADF file each year's
+    /// rows). Instead of an index each on the big table, they are kept once per run of rows in
+    /// a small `<table>_runs` table of id ranges, through which the server filters and sorts
+    /// on them. A file in another order only makes more, shorter runs.
     pub run_columns: &'static [&'static str],
+    /// Filters left without an index: codes that match a large share of a table small enough
+    /// (about a million rows) to scan once per filter set. The server learns such a filter
+    /// set's total and checkpoints in one scan, then reads each page from its checkpoint, a
+    /// few hundred rows on; an index would cost the load more than it saves any request.
+    pub unindexed: &'static [&'static str],
     /// Paginated with the Laravel envelope (else a bare JSON array).
     pub paginated: bool,
     /// An integer column holding a fraction is a bad row (AADF, raw counts) rather than a
@@ -115,7 +121,11 @@ impl Dataset {
         self.filters
             .iter()
             .filter_map(|f| self.filter_column(f))
-            .filter(|c| c.source != Source::Id && !self.run_columns.contains(&c.name))
+            .filter(|c| {
+                c.source != Source::Id
+                    && !self.run_columns.contains(&c.name)
+                    && !self.unindexed.contains(&c.name)
+            })
     }
     /// The table of runs (see [`Dataset::run_columns`]), if the dataset has one.
     pub fn runs_table(&self) -> Option<String> {
@@ -229,7 +239,13 @@ pub static AADF: Dataset = Dataset {
         "road_type",
         "estimation_method",
     ],
-    run_columns: &[],
+    run_columns: &["year"],
+    unindexed: &[
+        "region_id",
+        "road_category",
+        "road_type",
+        "estimation_method",
+    ],
     natural_key: &["count_point_id", "year"],
     paginated: true,
     integers_strict: true,
@@ -268,7 +284,14 @@ pub static AADF_BY_DIRECTION: Dataset = Dataset {
         "estimation_method",
         "direction_of_travel",
     ],
-    run_columns: &[],
+    run_columns: &["year"],
+    unindexed: &[
+        "region_id",
+        "road_category",
+        "road_type",
+        "estimation_method",
+        "direction_of_travel",
+    ],
     natural_key: &["count_point_id", "year", "direction_of_travel"],
     paginated: true,
     integers_strict: true,
@@ -300,6 +323,7 @@ pub static COUNT_POINTS: Dataset = Dataset {
         "aadf_year",
     ],
     run_columns: &[],
+    unindexed: &[],
     natural_key: &["count_point_id"],
     paginated: true,
     integers_strict: true,
@@ -344,7 +368,10 @@ pub static RAW_COUNTS: Dataset = Dataset {
         "road_name",
         "road_category",
         "road_type",
+        "year",
+        "count_date",
     ],
+    unindexed: &[],
     natural_key: &[
         "count_point_id",
         "count_date",
@@ -383,6 +410,7 @@ pub static LOCAL_AUTHORITY_TRAFFIC: Dataset = Dataset {
     ]],
     filters: &["id", "local_authority_id", "region_id", "year"],
     run_columns: &[],
+    unindexed: &[],
     natural_key: &["local_authority_id", "year"],
     paginated: true,
     integers_strict: false,
@@ -414,6 +442,7 @@ pub static REGION_TRAFFIC_BY_ROAD_TYPE: Dataset = Dataset {
     ]],
     filters: &["id", "region_id", "year", "road_category"],
     run_columns: &[],
+    unindexed: &[],
     natural_key: &["region_id", "year", "road_category"],
     paginated: true,
     integers_strict: false,
@@ -448,6 +477,7 @@ pub static REGION_TRAFFIC_BY_VEHICLE_TYPE: Dataset = Dataset {
     ]],
     filters: &["id", "region_id", "year"],
     run_columns: &[],
+    unindexed: &[],
     natural_key: &["region_id", "year"],
     paginated: true,
     integers_strict: false,
@@ -471,6 +501,7 @@ pub static COUNTRIES: Dataset = Dataset {
     groups: &[&[id(), derived("name", Text), derived("ons_code", Text)]],
     filters: &["id", "name"],
     run_columns: &[],
+    unindexed: &[],
     natural_key: &["id"],
     paginated: false,
     integers_strict: true,
@@ -489,6 +520,7 @@ pub static REGIONS: Dataset = Dataset {
     ]],
     filters: &["id", "name"],
     run_columns: &[],
+    unindexed: &[],
     natural_key: &["id"],
     paginated: false,
     integers_strict: true,
@@ -508,6 +540,7 @@ pub static LOCAL_AUTHORITIES: Dataset = Dataset {
     ]],
     filters: &["id", "name"],
     run_columns: &[],
+    unindexed: &[],
     natural_key: &["id"],
     paginated: false,
     integers_strict: true,
@@ -570,7 +603,7 @@ mod tests {
             for f in d.filters {
                 assert!(d.is_filterable(f) || *f == COUNT_METHOD, "{}.{f}", d.table);
             }
-            for r in d.run_columns {
+            for r in d.run_columns.iter().chain(d.unindexed) {
                 assert!(d.is_filterable(r), "{}.{r}", d.table);
             }
         }

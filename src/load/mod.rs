@@ -183,11 +183,11 @@ fn open_for_build(partial: &Path) -> Result<Connection, LoadError> {
     // No journal and no syncs while building: the file is not the target until renamed, and a
     // crash just leaves a temporary file that the next load overwrites.
     conn.execute_batch(
-        "PRAGMA page_size = 8192;
+        "PRAGMA page_size = 32768;
          PRAGMA journal_mode = OFF;
          PRAGMA synchronous = OFF;
          PRAGMA locking_mode = EXCLUSIVE;
-         PRAGMA cache_size = -65536;
+         PRAGMA cache_size = -32768;
          PRAGMA threads = 2;",
     )?;
     for ddl in schema::create_all_tables() {

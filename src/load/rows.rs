@@ -247,6 +247,8 @@ pub struct TableLoader {
     batch: Vec<Vec<Value>>,
     run: Option<Run>,
     runs: Vec<Vec<Value>>,
+    /// Time spent waiting for the SQLite thread (for the log).
+    waited: std::time::Duration,
 }
 
 /// Rough bytes per row of a CSV file, to size the key set once rather than grow it.
@@ -272,13 +274,14 @@ impl TableLoader {
                 (bytes / BYTES_PER_ROW) as usize,
                 Default::default(),
             ),
-            lines: Vec::new(),
+            lines: Vec::with_capacity((bytes / BYTES_PER_ROW) as usize),
             files: Vec::new(),
             pending: Vec::new(),
             rows: 0,
             batch: Vec::with_capacity(BATCH_ROWS),
             run: None,
             runs: Vec::new(),
+            waited: std::time::Duration::ZERO,
         }
     }
 
@@ -519,6 +522,12 @@ impl TableLoader {
         }
         if !self.files.is_empty() {
             report.add_rows(self.dataset.table, self.rows);
+            log::info!(
+                "{}: {} rows, {:.1} s waiting for SQLite",
+                self.dataset.table,
+                self.rows,
+                self.waited.as_secs_f64()
+            );
         }
         Ok((!self.pending.is_empty()).then(|| DuplicatePlaces {
             dataset: self.dataset,
@@ -538,7 +547,7 @@ impl TableLoader {
                     .and_then(|i| usize::try_from(i - 1).ok())
                     .and_then(|i| catalog::ROAD_CATEGORY_CODES.get(i))
                 {
-                    row[cat] = Value::Text(code.to_string());
+                    row[cat] = Value::Text((*code).into());
                 }
             }
         }
@@ -566,11 +575,11 @@ impl TableLoader {
                 }
                 (Value::Text(t), _) => {
                     let map = &mut self.interned[n];
-                    let code = match map.get(t) {
+                    let code = match map.get(t.as_str()) {
                         Some(code) => *code,
                         None => {
                             let code = map.len() as u64;
-                            map.insert(t.clone(), code);
+                            map.insert(t.to_string(), code);
                             code
                         }
                     };
@@ -597,7 +606,7 @@ impl TableLoader {
             .iter()
             .map(|(k, _)| match &row[*k] {
                 Value::Int(v) => v.to_string(),
-                Value::Text(t) => t.clone(),
+                Value::Text(t) => t.to_string(),
                 other => format!("{other:?}"),
             })
             .collect::<Vec<_>>()

@@ -1,16 +1,19 @@
 //! Cell values: parsing published CSV text into typed SQLite values.
 
+use compact_str::CompactString;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::ToSql;
 
 use crate::catalog::ValueType;
 
+/// A cell. Text is a `CompactString`: the codes, names and coordinates that make up most
+/// cells fit inline, so reading millions of rows does not allocate for each of them.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     Null,
     Int(i64),
     Real(f64),
-    Text(String),
+    Text(CompactString),
 }
 
 impl Value {
@@ -25,7 +28,7 @@ impl Value {
             Value::Null => rusqlite::types::Value::Null,
             Value::Int(v) => rusqlite::types::Value::Integer(*v),
             Value::Real(v) => rusqlite::types::Value::Real(*v),
-            Value::Text(s) => rusqlite::types::Value::Text(s.clone()),
+            Value::Text(s) => rusqlite::types::Value::Text(s.to_string()),
         }
     }
     pub fn as_text(&self) -> Option<&str> {
@@ -69,7 +72,7 @@ pub fn parse(raw: &[u8], ty: ValueType, strict: bool) -> Result<Value, String> {
         return Ok(Value::Null);
     }
     match ty {
-        ValueType::Text => Ok(Value::Text(text.into_owned())),
+        ValueType::Text => Ok(Value::Text(CompactString::from(text.as_ref()))),
         ValueType::Integer => {
             if let Ok(v) = trimmed.parse::<i64>() {
                 return Ok(Value::Int(v));
@@ -90,7 +93,7 @@ pub fn parse(raw: &[u8], ty: ValueType, strict: bool) -> Result<Value, String> {
             .map(Value::Real)
             .ok_or_else(|| format!("expected a number, found {trimmed:?}")),
         ValueType::Date => parse_date(trimmed)
-            .map(Value::Text)
+            .map(|d| Value::Text(d.into()))
             .ok_or_else(|| format!("expected a date YYYY-MM-DD, found {trimmed:?}")),
     }
 }
