@@ -56,8 +56,15 @@ pub fn window(last: i64, current: i64) -> Vec<Option<i64>> {
     out
 }
 
-/// Writes the envelope around already-written `data` rows (a JSON array).
-pub fn write(out: &mut Vec<u8>, page: Page, path: &str, params: &Params, data: &[u8]) {
+/// The envelope up to its `data`: the rows are written straight after it, then [`write_tail`].
+pub fn write_head(out: &mut Vec<u8>, page: Page) {
+    out.extend_from_slice(b"{\"current_page\":");
+    json::int(out, page.number);
+    out.extend_from_slice(b",\"data\":");
+}
+
+/// The envelope after its `data`: page URLs, links, and the arithmetic.
+pub fn write_tail(out: &mut Vec<u8>, page: Page, path: &str, params: &Params) {
     let url = |n: i64| format!("{path}?{}", query::page_query(params, n));
     let last = page.last_page();
     let prev = (page.number > 1).then(|| page.number - 1);
@@ -65,10 +72,6 @@ pub fn write(out: &mut Vec<u8>, page: Page, path: &str, params: &Params, data: &
     let range = page.range();
     let opt_url = |out: &mut Vec<u8>, n: Option<i64>| json::opt_string(out, n.map(url).as_deref());
 
-    out.extend_from_slice(b"{\"current_page\":");
-    json::int(out, page.number);
-    out.extend_from_slice(b",\"data\":");
-    out.extend_from_slice(data);
     out.extend_from_slice(b",\"first_page_url\":");
     json::string(out, &url(1));
     out.extend_from_slice(b",\"from\":");

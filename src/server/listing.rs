@@ -269,6 +269,11 @@ impl ListRequest {
         })
     }
 
+    /// How many rows the request may answer with (unpaginated lists are small).
+    pub fn rows_asked(&self) -> i64 {
+        self.page.map_or(0, |(_, size)| size)
+    }
+
     /// The filter set, canonical (order and letter case of text values do not matter), as
     /// the key of its cached total.
     fn total_key(&self) -> String {
@@ -389,21 +394,29 @@ impl ListRequest {
         }
     }
 
-    /// Runs the request: the JSON body (an envelope, or a bare array for the unpaginated
-    /// endpoints). `path` is the absolute URL of the endpoint; `params` the request's own.
+    /// Runs the request, writing the JSON body (an envelope, or a bare array for the
+    /// unpaginated endpoints). Full chunks of [`CHUNK_BYTES`] go to `flush` as they fill, so a
+    /// page of any size is written in bounded memory; the last, partial chunk is returned.
+    /// `path` is the absolute URL of the endpoint; `params` the request's own.
     pub fn run(
         &self,
         release: &Release,
         path: &str,
         params: &Params,
         time_limit: Duration,
+        flush: &mut dyn FnMut(Vec<u8>) -> Result<(), ApiError>,
     ) -> Result<Vec<u8>, ApiError> {
         let conn = release.pool.get()?;
         let deadline = Instant::now() + time_limit;
         conn.progress_handler(10_000, Some(move || Instant::now() > deadline))?;
-        let result = self.run_on(&conn, release, path, params);
+        let mut body = Body {
+            buf: Vec::with_capacity(self.rows_asked().clamp(1, 1400) as usize * 800),
+            flush,
+        };
+        let result = self.run_on(&conn, release, path, params, &mut body);
+        // The connection goes back to the pool without the handler, whatever happened.
         conn.progress_handler(0, None::<fn() -> bool>)?;
-        result
+        result.map(|()| body.buf)
     }
 
     fn run_on(
@@ -412,7 +425,8 @@ impl ListRequest {
         release: &Release,
         path: &str,
         params: &Params,
-    ) -> Result<Vec<u8>, ApiError> {
+        body: &mut Body,
+    ) -> Result<(), ApiError> {
         let sql = self.sql();
         let Some((number, size)) = self.page else {
             let query = format!(
@@ -422,9 +436,7 @@ impl ListRequest {
                 sql.where_sql(&[]),
                 sql.order
             );
-            let mut out = Vec::with_capacity(4096);
-            self.write_rows(conn, &query, &sql.args, &mut out)?;
-            return Ok(out);
+            return self.write_rows(conn, &query, &sql.args, body);
         };
         let (rows, dense) = release.rows(self.dataset.table);
         let set = if self.conditions.is_empty() {
@@ -450,11 +462,11 @@ impl ListRequest {
             size,
             total: set.as_ref().map_or(rows, |s| s.total),
         };
-        let mut data = Vec::new();
+        envelope::write_head(&mut body.buf, page);
         if page.range().is_none() {
-            data.extend_from_slice(b"[]");
+            body.buf.extend_from_slice(b"[]");
         } else if !self.sort.is_empty() {
-            self.write_offset_page(conn, page, &sql, &mut data)?;
+            self.write_offset_page(conn, page, &sql, body)?;
         } else if let Some(set) = set {
             // Seek to the checkpoint at or before the page's first row, then skip fewer than
             // CHECKPOINT_EVERY rows.
@@ -478,7 +490,7 @@ impl ListRequest {
             );
             let mut args = sql.args.clone();
             args.extend(std::iter::repeat_n(SqlValue::Integer(from_id), seek.len()));
-            self.write_rows(conn, &query, &args, &mut data)?;
+            self.write_rows(conn, &query, &args, body)?;
         } else if dense {
             // Ids are 1..N in file order: page N is an id range, as fast at any depth.
             let query = format!(
@@ -490,11 +502,12 @@ impl ListRequest {
                 SqlValue::Integer(first),
                 SqlValue::Integer(first.saturating_add(size - 1)),
             ];
-            self.write_rows(conn, &query, &args, &mut data)?;
+            self.write_rows(conn, &query, &args, body)?;
         } else {
-            self.write_offset_page(conn, page, &sql, &mut data)?;
+            self.write_offset_page(conn, page, &sql, body)?;
         }
-        Ok(self.envelope(page, path, params, &data))
+        envelope::write_tail(&mut body.buf, page, path, params);
+        Ok(())
     }
 
     /// Counts a filter set's rows and notes its checkpoints, in one scan of the ids (or, when
@@ -555,7 +568,7 @@ impl ListRequest {
         conn: &rusqlite::Connection,
         page: Page,
         sql: &Sql,
-        data: &mut Vec<u8>,
+        body: &mut Body,
     ) -> Result<(), ApiError> {
         let query = format!(
             "SELECT {} FROM {}{} ORDER BY {} LIMIT {} OFFSET {}",
@@ -566,13 +579,7 @@ impl ListRequest {
             page.size,
             page.offset()
         );
-        self.write_rows(conn, &query, &sql.args, data)
-    }
-
-    fn envelope(&self, page: Page, path: &str, params: &Params, data: &[u8]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(data.len() + 2048);
-        envelope::write(&mut out, page, path, params, data);
-        out
+        self.write_rows(conn, &query, &sql.args, body)
     }
 
     fn write_rows(
@@ -580,7 +587,7 @@ impl ListRequest {
         conn: &rusqlite::Connection,
         sql: &str,
         args: &[SqlValue],
-        out: &mut Vec<u8>,
+        body: &mut Body,
     ) -> Result<(), ApiError> {
         let keys: Vec<Vec<u8>> = self
             .fields
@@ -595,9 +602,10 @@ impl ListRequest {
             .collect();
         let mut stmt = conn.prepare_cached(sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(args.iter()))?;
-        out.push(b'[');
+        body.buf.push(b'[');
         let mut first = true;
         while let Some(row) = rows.next()? {
+            let out = &mut body.buf;
             if !first {
                 out.push(b',');
             }
@@ -610,8 +618,30 @@ impl ListRequest {
                 out.push(b'{');
             }
             out.push(b'}');
+            body.flush_if_full()?;
         }
-        out.push(b']');
+        body.buf.push(b']');
+        Ok(())
+    }
+}
+
+/// Bodies are handed on in chunks of about this many bytes: a body that fits in one (pages of
+/// up to ~1,400 rows) is sent whole with its length, a bigger one is streamed chunk by chunk.
+pub const CHUNK_BYTES: usize = 1 << 20;
+
+/// A response body being written: full chunks go to `flush`.
+struct Body<'a> {
+    buf: Vec<u8>,
+    flush: &'a mut dyn FnMut(Vec<u8>) -> Result<(), ApiError>,
+}
+
+impl Body<'_> {
+    fn flush_if_full(&mut self) -> Result<(), ApiError> {
+        if self.buf.len() >= CHUNK_BYTES {
+            let chunk =
+                std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK_BYTES + 64 * 1024));
+            (self.flush)(chunk)?;
+        }
         Ok(())
     }
 }
@@ -647,4 +677,25 @@ fn page_number(
         return Err(bad());
     }
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::DATASETS;
+
+    proptest::proptest! {
+        /// Any parameters give a request or a 400 that says what is wrong, on every endpoint.
+        #[test]
+        fn any_parameters_give_a_request_or_a_400(query in "[a-z_\\[\\]=&,%0-9.-]{0,150}") {
+            let params = query::parse(&query);
+            for d in DATASETS {
+                match ListRequest::parse(d, &params, 100_000) {
+                    Ok(_) => {}
+                    Err(ApiError::BadRequest(message)) => proptest::prop_assert!(!message.is_empty()),
+                    Err(other) => proptest::prop_assert!(false, "{other:?} for {query}"),
+                }
+            }
+        }
+    }
 }

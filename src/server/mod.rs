@@ -70,7 +70,12 @@ struct AppState {
     current: Arc<Current>,
     config: Config,
     limiter: Option<ratelimit::Limiter>,
+    /// Permits for requests of more than [`HEAVY_ROWS`] rows.
+    heavy: Arc<tokio::sync::Semaphore>,
 }
+
+/// Pages of more rows than this are heavy: at most half the connections serve them at once.
+const HEAVY_ROWS: i64 = 1000;
 
 /// The dataset a request path names, if any.
 fn dataset_for(path: &str) -> Option<&'static Dataset> {
@@ -155,13 +160,59 @@ async fn answer(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, Api
         }
     }
     let time_limit = Duration::from_millis(config.query_timeout);
-    let body = web::block(move || request.run(&release, &path, &params, time_limit))
-        .await
-        .map_err(ApiError::internal)??;
-    Ok(HttpResponse::build(StatusCode::OK)
+    // Big pages wait their turn for one of a few permits, so that crawlers asking for 30,000
+    // rows at a time cannot take every connection from the light requests.
+    let permit = if request.rows_asked() > HEAVY_ROWS {
+        Some(
+            state
+                .heavy
+                .clone()
+                .acquire_owned()
+                .await
+                .map_err(ApiError::internal)?,
+        )
+    } else {
+        None
+    };
+    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<Result<Option<Vec<u8>>, ApiError>>();
+    let (chunk_tx, chunk_rx) = tokio::sync::mpsc::channel::<Result<web::Bytes, std::io::Error>>(2);
+    actix_web::rt::task::spawn_blocking(move || {
+        let _permit = permit;
+        let mut ready = Some(ready_tx);
+        let mut flush = |chunk: Vec<u8>| {
+            // A second chunk: the body is streamed from here on.
+            if let Some(ready) = ready.take() {
+                let _ = ready.send(Ok(None));
+            }
+            chunk_tx
+                .blocking_send(Ok(web::Bytes::from(chunk)))
+                .map_err(|_| ApiError::Internal("the client went away".into()))
+        };
+        let result = request.run(&release, &path, &params, time_limit, &mut flush);
+        match (result, ready.take()) {
+            (Ok(body), Some(ready)) => drop(ready.send(Ok(Some(body)))),
+            (Err(e), Some(ready)) => drop(ready.send(Err(e))),
+            (Ok(rest), None) => drop(chunk_tx.blocking_send(Ok(web::Bytes::from(rest)))),
+            (Err(e), None) => {
+                // Too late for a status: cut the response short so the client sees it fail.
+                log::error!("response cut short: {e}");
+                drop(chunk_tx.blocking_send(Err(std::io::Error::other("response cut short"))));
+            }
+        }
+    });
+    let mut response = HttpResponse::build(StatusCode::OK);
+    response
         .insert_header((header::CONTENT_TYPE, "application/json"))
-        .insert_header((header::ETAG, etag))
-        .body(body))
+        .insert_header((header::ETAG, etag));
+    match ready_rx.await.map_err(ApiError::internal)?? {
+        Some(body) => Ok(response.body(body)),
+        None => {
+            let chunks = futures_util::stream::unfold(chunk_rx, |mut rx| async move {
+                rx.recv().await.map(|c| (c, rx))
+            });
+            Ok(response.streaming(chunks))
+        }
+    }
 }
 
 /// Builds the file from the bundled sample when the default file is missing, so the first
@@ -199,6 +250,9 @@ pub fn start(config: Config) -> std::io::Result<(actix_web::dev::Server, SocketA
         current,
         config: config.clone(),
         limiter,
+        heavy: Arc::new(tokio::sync::Semaphore::new(
+            (connections as usize / 2).max(1),
+        )),
     });
     let server = HttpServer::new(move || {
         App::new()

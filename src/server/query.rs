@@ -259,6 +259,26 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Whatever the query string, parsing and writing page URLs neither panics nor writes
+        /// anything but RFC 3986 characters, and a written URL reads back to itself.
+        #[test]
+        fn any_query_string_parses_and_rebuilds(query in "\\PC{0,300}", page in 1i64..i64::MAX) {
+            let params = parse(&query);
+            let url = page_query(&params, page);
+            let last = format!("page%5Bnumber%5D={}", page);
+            let rfc3986 = url.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.~%&=".contains(&b));
+            proptest::prop_assert!(url.ends_with(&last));
+            proptest::prop_assert!(rfc3986, "{}", url);
+            proptest::prop_assert_eq!(page_query(&parse(&url), page), url);
+        }
+
+        #[test]
+        fn bracket_soup_parses(query in "[a-z\\[\\]=&%5BD]{0,200}") {
+            let _ = page_query(&parse(&query), 1);
+        }
+    }
+
     #[test]
     fn decoding_tolerates_junk() {
         assert_eq!(url_decode("a%2"), "a%2");

@@ -2,6 +2,7 @@
 
 mod api;
 mod fixtures;
+mod hostile;
 mod loader;
 mod support;
 mod swap;

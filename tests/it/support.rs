@@ -213,13 +213,32 @@ pub fn raw_request(server: &TestServer, target: &[u8], extra_headers: &str) -> R
         .unwrap()
         .parse()
         .unwrap();
-    let headers = lines
+    let headers: Vec<(String, String)> = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
         .collect();
+    let chunked = headers.iter().any(|(k, v): &(String, String)| {
+        k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked")
+    });
+    let body = raw[split + 4..].to_vec();
     Reply {
         status,
         headers,
-        body: raw[split + 4..].to_vec(),
+        body: if chunked { dechunk(&body) } else { body },
     }
+}
+
+/// The body of a `Transfer-Encoding: chunked` response.
+fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(eol) = raw.windows(2).position(|w| w == b"\r\n") {
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&raw[..eol]).unwrap().trim(), 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        out.extend_from_slice(&raw[eol + 2..eol + 2 + size]);
+        raw = &raw[eol + 2 + size + 2..];
+    }
+    out
 }
