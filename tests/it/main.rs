@@ -4,5 +4,6 @@ mod api;
 mod fixtures;
 mod hostile;
 mod loader;
+mod reliability;
 mod support;
 mod swap;

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what the benchmarks in bench/ need (idempotent: only what is missing).
+#   sqlite3   the baseline loader (.import --csv) and the row look-ups of serve.sh
+#   wrk       the HTTP load generator of serve.sh
+#   hyperfine for ad-hoc timings (not needed by the scripts themselves)
+#   time      GNU time (/usr/bin/time), for peak RSS
+#   datasette the server baseline of serve.sh (PyPI)
+set -euo pipefail
+
+missing=()
+command -v sqlite3   >/dev/null || missing+=(sqlite3)
+command -v wrk       >/dev/null || missing+=(wrk)
+command -v hyperfine >/dev/null || missing+=(hyperfine)
+[ -x /usr/bin/time ]            || missing+=(time)
+if [ ${#missing[@]} -gt 0 ]; then
+    SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+command -v datasette >/dev/null || python3 -m pip install --quiet datasette
+
+# Versions, for the record of any run.
+sqlite3 --version | cut -d' ' -f1
+wrk --version 2>&1 | head -1 | cut -d' ' -f1-2 || true
+hyperfine --version
+dpkg-query -W -f='GNU time ${Version}\n' time 2>/dev/null || true
+datasette --version
