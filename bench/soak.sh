@@ -2,13 +2,14 @@
 # Soak benchmark: wrk on loopback mixing deep pages, filtered pages, 30,000-row pages and the
 # unpaginated lists against one roadtraffic-serve, for a bounded time. Prints wrk's latency
 # percentiles and errors, and the server's resident memory before, during and after.
-# With SWAP_DATA=DIR, a new release is loaded from DIR over the served file halfway through
-# (the release swap under load): every request must still succeed.
+# With SWAP_DATA=DIR, a new release is loaded from DIR over the served file a sixth of the way
+# in, so that the load and the swap happen under load: every request must still succeed.
 #
 #   bench/soak.sh DB                    (DURATION=60s CONNS=32 by default)
 #   SWAP_DATA=/work/bench-data/full bench/soak.sh DB
 #
-# The served file is copied first, so DB itself is never replaced.
+# The served file is copied first, so DB itself is never replaced. wrk reports any non-2xx
+# answer or socket error in its summary; none printed means none happened.
 set -euo pipefail
 
 DB=$(realpath "${1:?usage: bench/soak.sh DB}")
@@ -53,14 +54,18 @@ EOF
 
 echo "# $(date -u +%FT%TZ) $(nproc) cores; wrk -t$THREADS -c$CONNS -d$DURATION; $ROWS raw counts"
 echo "server RSS before: $(rss)"
+SIDE=()
 if [ -n "${SWAP_DATA:-}" ]; then
-    # Halfway through, load a new release over the served file.
-    secs=${DURATION%s}
-    ( sleep $(( secs / 2 )); /usr/bin/time -f 'release swapped in: load took %e s' \
+    ( sleep $(( ${DURATION%s} / 6 )); /usr/bin/time -f 'release swapped in: load took %e s' \
         "$LOADER" --quiet --db "$WORK/served.db" "$SWAP_DATA" ) &
+    SIDE+=($!)
 fi
 ( sleep $(( ${DURATION%s} / 2 )); echo "server RSS halfway: $(rss)" ) &
+SIDE+=($!)
 wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --timeout 30s --latency -s "$WORK/mix.lua" "http://127.0.0.1:$PORT"
-wait
+wait "${SIDE[@]}"
 echo "server RSS after: $(rss)"
+sleep 5
+echo "server RSS 5 s after: $(rss)"
 grep -c '" 5[0-9][0-9] ' "$WORK/server.log" | sed 's/^/5xx answers logged: /' || true
+grep -h "serving the new release" "$WORK/server.log" | sed 's/^/server: /' || true

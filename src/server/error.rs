@@ -20,6 +20,9 @@ pub enum ApiError {
     /// Every connection busy for too long, or a query over its time limit.
     #[error("The server is busy or the query took too long; try again shortly.")]
     Unavailable,
+    /// The client closed the connection mid-response: nobody to answer.
+    #[error("the client went away")]
+    ClientGone,
     /// Anything else: logged in full, answered with a bare message.
     #[error("Server Error")]
     Internal(String),
@@ -54,6 +57,8 @@ impl ResponseError for ApiError {
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            // Never sent: there is no client left to send it to.
+            ApiError::ClientGone => StatusCode::BAD_REQUEST,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -186,16 +186,17 @@ async fn answer(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, Api
             }
             chunk_tx
                 .blocking_send(Ok(web::Bytes::from(chunk)))
-                .map_err(|_| ApiError::Internal("the client went away".into()))
+                .map_err(|_| ApiError::ClientGone)
         };
         let result = request.run(&release, &path, &params, time_limit, &mut flush);
         match (result, ready.take()) {
             (Ok(body), Some(ready)) => drop(ready.send(Ok(Some(body)))),
             (Err(e), Some(ready)) => drop(ready.send(Err(e))),
             (Ok(rest), None) => drop(chunk_tx.blocking_send(Ok(web::Bytes::from(rest)))),
+            (Err(ApiError::ClientGone), None) => log::debug!("the client went away mid-response"),
             (Err(e), None) => {
                 // Too late for a status: cut the response short so the client sees it fail.
-                log::error!("response cut short: {e}");
+                log::error!("response cut short: {e:?}");
                 drop(chunk_tx.blocking_send(Err(std::io::Error::other("response cut short"))));
             }
         }
@@ -274,6 +275,8 @@ pub fn start(config: Config) -> std::io::Result<(actix_web::dev::Server, SocketA
             .default_service(web::to(dispatch))
     })
     .workers(workers)
+    // SQLite work runs on the blocking pool; more threads than connections would only wait.
+    .worker_max_blocking_threads((connections as usize).max(2))
     .client_request_timeout(Duration::from_secs(10))
     .client_disconnect_timeout(Duration::from_secs(5))
     .keep_alive(Duration::from_secs(30))

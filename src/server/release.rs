@@ -92,7 +92,7 @@ impl Release {
             .with_flags(flags)
             .with_init(|c| {
                 c.execute_batch(
-                    "PRAGMA query_only = ON; PRAGMA cache_size = -16384; PRAGMA mmap_size = 0;",
+                    "PRAGMA query_only = ON; PRAGMA cache_size = -8192; PRAGMA mmap_size = 0;",
                 )
             });
         let pool = r2d2::Pool::builder()
