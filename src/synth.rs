@@ -48,6 +48,7 @@
 //! roadtraffic-synth --out /work/bench-data/full --scale 1.0
 //! ```
 
+use crate::load::value::days_from_civil;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -1110,15 +1111,15 @@ fn days_in_month(y: i64, m: i64) -> i64 {
     }
 }
 
-/// Days since 1970-01-01 (proleptic Gregorian).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+/// `year,region_id,"region name","region code"`: how both regional tables' rows begin.
+fn push_year_region(b: &mut Vec<u8>, year: u16, region_id: u32, (name, code): (&str, &str)) {
+    push_u64(b, year as u64);
+    b.push(b',');
+    push_u64(b, region_id as u64);
+    b.push(b',');
+    push_quoted(b, name);
+    b.push(b',');
+    push_quoted(b, code);
 }
 
 /// 0 = Monday .. 6 = Sunday.
@@ -1975,15 +1976,8 @@ fn write_summaries(seed: &Seed, opts: &SynthOptions) -> Result<Vec<FileSummary>,
         if !region_ok(row.1) || !in_years(row.0, opts.summary_years) {
             continue;
         }
-        let (name, code) = region(row.1);
         let b = &mut f.buf;
-        push_u64(b, row.0 as u64);
-        b.push(b',');
-        push_u64(b, row.1 as u64);
-        b.push(b',');
-        push_quoted(b, name);
-        b.push(b',');
-        push_quoted(b, code);
+        push_year_region(b, row.0, row.1, region(row.1));
         let mut p = Perturb::new(opts.seed, 2, row.1 as u64, row.0 as u64);
         let (km, miles) = p.lengths(row.2);
         let v = [row.4, row.5, row.6, row.7, row.8, row.9, row.10].map(|x| p.value(x));
@@ -2000,15 +1994,8 @@ fn write_summaries(seed: &Seed, opts: &SynthOptions) -> Result<Vec<FileSummary>,
         if !region_ok(row.1) || !in_years(row.0, opts.summary_years) {
             continue;
         }
-        let (name, code) = region(row.1);
         let b = &mut f.buf;
-        push_u64(b, row.0 as u64);
-        b.push(b',');
-        push_u64(b, row.1 as u64);
-        b.push(b',');
-        push_quoted(b, name);
-        b.push(b',');
-        push_quoted(b, code);
+        push_year_region(b, row.0, row.1, region(row.1));
         b.push(b',');
         push_u64(b, row.2 as u64);
         b.push(b',');

@@ -139,14 +139,18 @@ pub fn day_number(date: &str) -> Option<i64> {
     let y: i64 = date.get(0..4)?.parse().ok()?;
     let m: i64 = date.get(5..7)?.parse().ok()?;
     let d: i64 = date.get(8..10)?.parse().ok()?;
-    // Days from civil (Howard Hinnant's algorithm), shifted to 1960.
+    Some(days_from_civil(y, m, d) + 3653)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
     let mp = (m + 9) % 12;
     let doy = (153 * mp + 2) / 5 + d - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146097 + doe - 719468 + 3653)
+    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]

@@ -205,13 +205,6 @@ fn server_refuses_a_file_of_another_schema_version() {
             [],
         )
         .unwrap();
-    let config = <roadtraffic::server::Config as clap::Parser>::parse_from([
-        "roadtraffic-serve",
-        "--db",
-        db.to_str().unwrap(),
-        "--bind",
-        "127.0.0.1:0",
-    ]);
-    let err = roadtraffic::server::start(config).err().expect("refused");
-    assert!(err.to_string().contains("schema version 999"), "{err}");
+    let err = refused_to_start(&db);
+    assert!(err.contains("schema version 999"), "{err}");
 }

@@ -108,6 +108,21 @@ pub fn serve(db: &Path, extra: &[&str]) -> TestServer {
     TestServer { addr }
 }
 
+/// Why the server refuses to start on this file (it must refuse).
+pub fn refused_to_start(db: &Path) -> String {
+    let config = Config::parse_from([
+        "roadtraffic-serve",
+        "--db",
+        db.to_str().unwrap(),
+        "--bind",
+        "127.0.0.1:0",
+    ]);
+    match server::start(config) {
+        Ok(_) => panic!("the server started on {}", db.display()),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// The sample served once for the whole run.
 pub fn sample_server() -> &'static TestServer {
     static SERVER: OnceLock<TestServer> = OnceLock::new();

@@ -80,14 +80,7 @@ fn refuses_to_serve_what_the_loader_did_not_build() {
         .execute_batch("CREATE TABLE x (a)")
         .unwrap();
     for path in [not_sqlite, plain, dir.join("missing.db")] {
-        let config = <roadtraffic::server::Config as clap::Parser>::parse_from([
-            "roadtraffic-serve",
-            "--db",
-            path.to_str().unwrap(),
-            "--bind",
-            "127.0.0.1:0",
-        ]);
-        let err = roadtraffic::server::start(config).err().expect("refused");
+        let err = refused_to_start(&path);
         assert!(
             err.to_string()
                 .contains(path.file_name().unwrap().to_str().unwrap()),
