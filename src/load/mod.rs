@@ -132,18 +132,7 @@ pub fn run(opts: &LoadOptions) -> Result<LoadReport, LoadError> {
     let countries = areas::read_countries(opts.countries.as_deref())?;
 
     let partial = partial_path(&opts.db);
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .read(true)
-        .open(&partial)
-        .map_err(|e| LoadError::io(&partial, e))?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => return Err(LoadError::Busy(opts.db.clone())),
-        Err(std::fs::TryLockError::Error(e)) => return Err(LoadError::io(&partial, e)),
-    }
+    let lock = lock_partial(&partial, &opts.db)?;
     let result =
         build(opts, &partial, &sources, &kinds, &countries, started).and_then(|mut report| {
             let hashes = hashing.join().expect("hashing thread")?;
@@ -174,6 +163,35 @@ pub fn run(opts: &LoadOptions) -> Result<LoadReport, LoadError> {
     }
     drop(lock);
     result
+}
+
+/// Takes the lock that keeps two loads from building the same file: a lock on the temporary
+/// file itself. Another load may rename or remove the file between our open and our lock, so
+/// the lock only counts if the locked file is still the one at that path.
+fn lock_partial(partial: &Path, db: &Path) -> Result<File, LoadError> {
+    use std::os::unix::fs::MetadataExt;
+    for _ in 0..10 {
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .read(true)
+            .open(partial)
+            .map_err(|e| LoadError::io(partial, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(LoadError::Busy(db.to_path_buf()))
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(LoadError::io(partial, e)),
+        }
+        let locked = file.metadata().map_err(|e| LoadError::io(partial, e))?;
+        match std::fs::metadata(partial) {
+            Ok(now) if now.ino() == locked.ino() && now.dev() == locked.dev() => return Ok(file),
+            _ => continue, // renamed or removed under us: open the new one
+        }
+    }
+    Err(LoadError::Busy(db.to_path_buf()))
 }
 
 fn open_for_build(partial: &Path) -> Result<Connection, LoadError> {

@@ -1,6 +1,7 @@
 //! A listing request: its filters, sort, fields and page checked against the catalogue, then
 //! answered from SQLite with rows written straight to JSON bytes.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -277,11 +278,11 @@ impl ListRequest {
     /// The filter set, canonical (order and letter case of text values do not matter), as
     /// the key of its cached total.
     fn total_key(&self) -> String {
-        let mut parts: Vec<String> = self
+        let mut parts: Vec<(&str, Vec<String>)> = self
             .conditions
             .iter()
             .map(|c| match c {
-                Condition::Nothing => "nothing".to_string(),
+                Condition::Nothing => ("", Vec::new()),
                 Condition::In(col, values) => {
                     let mut vs: Vec<String> = values
                         .iter()
@@ -292,12 +293,13 @@ impl ListRequest {
                         .collect();
                     vs.sort();
                     vs.dedup();
-                    format!("{}={}", col.name, vs.join("\u{1}"))
+                    (col.name, vs)
                 }
             })
             .collect();
         parts.sort();
-        format!("{}?{}", self.dataset.table, parts.join("&"))
+        // Debug quotes and escapes every value, so no value can pass for another filter set.
+        format!("{} {:?}", self.dataset.table, parts)
     }
 
     /// Whether the request goes through the runs table: it filters or sorts on a run column.
@@ -360,17 +362,22 @@ impl ListRequest {
                 format!("r.id{dir}")
             }
         };
-        // Ties broken by id in the direction of the last key, so that one index scan,
+        // Keys up to the first id (ids are unique: nothing after one can matter); without an
+        // id key, ties broken by id in the direction of the last key, so that one index scan,
         // forwards or backwards, gives the order.
-        let mut keys: Vec<String> = self
+        let until_id = self
             .sort
+            .iter()
+            .position(|(c, _)| c.source == Source::Id)
+            .map_or(self.sort.len(), |i| i + 1);
+        let sort = &self.sort[..until_id];
+        let mut keys: Vec<String> = sort
             .iter()
             .filter(|(c, _)| c.source != Source::Id)
             .map(|(c, desc)| format!("{}{}", qualify(c), if *desc { " DESC" } else { "" }))
             .collect();
-        let last_desc = self.sort.last().is_some_and(|(_, desc)| *desc);
-        let all_runs = self
-            .sort
+        let last_desc = sort.last().is_some_and(|(_, desc)| *desc);
+        let all_runs = sort
             .iter()
             .all(|(c, _)| c.source == Source::Id || d.run_columns.contains(&c.name));
         keys.push(if all_runs {
@@ -407,11 +414,24 @@ impl ListRequest {
         flush: &mut dyn FnMut(Vec<u8>) -> Result<(), ApiError>,
     ) -> Result<Vec<u8>, ApiError> {
         let conn = release.pool.get()?;
-        let deadline = Instant::now() + time_limit;
-        conn.progress_handler(10_000, Some(move || Instant::now() > deadline))?;
+        // The limit is on time spent in SQLite: time waiting for the client to take a chunk
+        // pushes the deadline back.
+        let started = Instant::now();
+        let allowed = Arc::new(AtomicU64::new(time_limit.as_nanos() as u64));
+        let limit = allowed.clone();
+        conn.progress_handler(
+            10_000,
+            Some(move || started.elapsed().as_nanos() as u64 > limit.load(Ordering::Relaxed)),
+        )?;
+        let mut timed_flush = |chunk: Vec<u8>| {
+            let waiting = Instant::now();
+            let result = flush(chunk);
+            allowed.fetch_add(waiting.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            result
+        };
         let mut body = Body {
             buf: Vec::with_capacity(self.rows_asked().clamp(1, 1400) as usize * 800),
-            flush,
+            flush: &mut timed_flush,
         };
         let result = self.run_on(&conn, release, path, params, &mut body);
         // The connection goes back to the pool without the handler, whatever happened.

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use actix_web::http::{header, Method, StatusCode};
 use actix_web::middleware::{Compress, Condition, DefaultHeaders, Logger};
-use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer, ResponseError};
 
 use crate::catalog::{Dataset, DATASETS};
 use error::ApiError;
@@ -96,24 +96,28 @@ fn base_url(req: &HttpRequest, config: &Config) -> String {
     }
 }
 
-async fn dispatch(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let rate = match &state.limiter {
-        Some(l) => Some(l.check(&req)?),
-        None => None,
+async fn dispatch(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    let Some(limiter) = &state.limiter else {
+        return answer(&req, &state)
+            .await
+            .unwrap_or_else(|e| e.error_response());
     };
-    let mut response = answer(&req, &state).await?;
-    if let (Some((limit, remaining)), Some(l)) = (rate, &state.limiter) {
-        let _ = l;
+    // With rate limiting on, every response carries the limit and what is left of it.
+    let (limit, remaining, result) = match limiter.check(&req) {
+        Ok((limit, remaining)) => (limit, remaining, answer(&req, &state).await),
+        Err(e) => (limiter.per_minute(), 0, Err(e)),
+    };
+    let mut response = result.unwrap_or_else(|e| e.error_response());
+    for (name, value) in [
+        ("x-ratelimit-limit", limit),
+        ("x-ratelimit-remaining", remaining),
+    ] {
         response.headers_mut().insert(
-            header::HeaderName::from_static("x-ratelimit-limit"),
-            header::HeaderValue::from(limit),
-        );
-        response.headers_mut().insert(
-            header::HeaderName::from_static("x-ratelimit-remaining"),
-            header::HeaderValue::from(remaining),
+            header::HeaderName::from_static(name),
+            header::HeaderValue::from(value),
         );
     }
-    Ok(response)
+    response
 }
 
 async fn answer(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiError> {
@@ -175,7 +179,7 @@ async fn answer(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, Api
         None
     };
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<Result<Option<Vec<u8>>, ApiError>>();
-    let (chunk_tx, chunk_rx) = tokio::sync::mpsc::channel::<Result<web::Bytes, std::io::Error>>(2);
+    let (chunk_tx, chunk_rx) = tokio::sync::mpsc::channel::<Chunk>(2);
     actix_web::rt::task::spawn_blocking(move || {
         let _permit = permit;
         let mut ready = Some(ready_tx);
@@ -184,20 +188,21 @@ async fn answer(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, Api
             if let Some(ready) = ready.take() {
                 let _ = ready.send(Ok(None));
             }
-            chunk_tx
-                .blocking_send(Ok(web::Bytes::from(chunk)))
-                .map_err(|_| ApiError::ClientGone)
+            send_chunk(&chunk_tx, Ok(web::Bytes::from(chunk)))
         };
         let result = request.run(&release, &path, &params, time_limit, &mut flush);
         match (result, ready.take()) {
             (Ok(body), Some(ready)) => drop(ready.send(Ok(Some(body)))),
             (Err(e), Some(ready)) => drop(ready.send(Err(e))),
-            (Ok(rest), None) => drop(chunk_tx.blocking_send(Ok(web::Bytes::from(rest)))),
+            (Ok(rest), None) => drop(send_chunk(&chunk_tx, Ok(web::Bytes::from(rest)))),
             (Err(ApiError::ClientGone), None) => log::debug!("the client went away mid-response"),
             (Err(e), None) => {
                 // Too late for a status: cut the response short so the client sees it fail.
                 log::error!("response cut short: {e:?}");
-                drop(chunk_tx.blocking_send(Err(std::io::Error::other("response cut short"))));
+                drop(send_chunk(
+                    &chunk_tx,
+                    Err(std::io::Error::other("response cut short")),
+                ));
             }
         }
     });
@@ -212,6 +217,30 @@ async fn answer(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, Api
                 rx.recv().await.map(|c| (c, rx))
             });
             Ok(response.streaming(chunks))
+        }
+    }
+}
+
+/// A client that takes nothing of a streamed body for this long is given up on, so that it
+/// does not hold its connection and its heavy-request permit for ever.
+const STALLED_CLIENT: Duration = Duration::from_secs(30);
+
+type Chunk = Result<web::Bytes, std::io::Error>;
+
+/// Hands a chunk to the response stream, waiting while the client reads, but not for ever.
+fn send_chunk(tx: &tokio::sync::mpsc::Sender<Chunk>, chunk: Chunk) -> Result<(), ApiError> {
+    use tokio::sync::mpsc::error::TrySendError;
+    let started = std::time::Instant::now();
+    let mut chunk = chunk;
+    loop {
+        match tx.try_send(chunk) {
+            Ok(()) => return Ok(()),
+            Err(TrySendError::Closed(_)) => return Err(ApiError::ClientGone),
+            Err(TrySendError::Full(back)) if started.elapsed() < STALLED_CLIENT => {
+                chunk = back;
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(TrySendError::Full(_)) => return Err(ApiError::ClientGone),
         }
     }
 }

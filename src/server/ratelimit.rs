@@ -27,6 +27,10 @@ impl Limiter {
         }
     }
 
+    pub fn per_minute(&self) -> u32 {
+        self.per_minute
+    }
+
     /// Counts the request; gives (limit, remaining) or the 429 to answer.
     pub fn check(&self, req: &HttpRequest) -> Result<(u32, u32), ApiError> {
         let ip = req

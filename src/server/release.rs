@@ -3,6 +3,8 @@
 //! the loader renames a new file into place.
 
 use std::collections::HashMap;
+use std::fs::File;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -26,13 +28,16 @@ pub struct FileIdentity {
 
 impl FileIdentity {
     pub fn of(path: &Path) -> std::io::Result<Self> {
-        let m = std::fs::metadata(path)?;
-        Ok(FileIdentity {
+        Ok(Self::from_metadata(&std::fs::metadata(path)?))
+    }
+
+    fn from_metadata(m: &std::fs::Metadata) -> Self {
+        FileIdentity {
             dev: m.dev(),
             ino: m.ino(),
             size: m.len(),
             mtime: m.mtime(),
-        })
+        }
     }
 }
 
@@ -70,6 +75,8 @@ struct FilterSetCache {
 
 pub struct Release {
     pub pool: Pool,
+    /// Held open so that the pool's connections, opened through it, see this file.
+    _file: File,
     pub identity: FileIdentity,
     /// Changes with every load: part of every ETag.
     pub tag: String,
@@ -80,11 +87,21 @@ pub struct Release {
 
 impl Release {
     pub fn open(path: &Path, pool_size: u32) -> Result<Release, OpenError> {
-        let identity = FileIdentity::of(path).map_err(|e| OpenError::Io(path.to_path_buf(), e))?;
+        let io = |e| OpenError::Io(path.to_path_buf(), e);
+        // Every connection of this release opens this very file, through the descriptor held
+        // here: one renamed over the path later is another release, never mixed into this one.
+        let file = File::open(path).map_err(io)?;
+        let identity = FileIdentity::from_metadata(&file.metadata().map_err(io)?);
+        let pinned = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+        let pinned = if pinned.exists() {
+            pinned
+        } else {
+            path.to_path_buf()
+        };
         let not_ours = |why: String| OpenError::NotOurs(path.to_path_buf(), why);
         // immutable=1: the loader never writes a served file in place (it renames a new one
         // over it), so SQLite can skip all locking.
-        let uri = format!("file:{}?mode=ro&immutable=1", uri_path(path));
+        let uri = format!("file:{}?mode=ro&immutable=1", uri_path(&pinned));
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_URI
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -97,7 +114,9 @@ impl Release {
             });
         let pool = r2d2::Pool::builder()
             .max_size(pool_size)
-            .min_idle(Some(1))
+            .min_idle(Some(pool_size))
+            .idle_timeout(None)
+            .max_lifetime(None)
             .connection_timeout(Duration::from_secs(10))
             .build(manager)
             .map_err(|e| not_ours(e.to_string()))?;
@@ -138,6 +157,7 @@ impl Release {
         );
         Ok(Release {
             pool,
+            _file: file,
             identity,
             tag,
             rows,
@@ -205,6 +225,8 @@ pub struct Current {
     path: PathBuf,
     pool_size: u32,
     release: RwLock<Arc<Release>>,
+    /// A file found not servable, not tried again until another takes its place.
+    refused: Mutex<Option<FileIdentity>>,
 }
 
 impl Current {
@@ -214,6 +236,7 @@ impl Current {
             path: path.to_path_buf(),
             pool_size,
             release: RwLock::new(Arc::new(release)),
+            refused: Mutex::new(None),
         })
     }
 
@@ -229,7 +252,8 @@ impl Current {
         let Ok(identity) = FileIdentity::of(&self.path) else {
             return; // mid-rename or removed: keep serving what we have
         };
-        if identity == self.get().identity {
+        let mut refused = self.refused.lock().expect("refused lock");
+        if identity == self.get().identity || *refused == Some(identity) {
             return;
         }
         match Release::open(&self.path, self.pool_size) {
@@ -241,7 +265,10 @@ impl Current {
                 );
                 *self.release.write().expect("release lock") = Arc::new(new);
             }
-            Err(e) => log::error!("not switching to the new file: {e}"),
+            Err(e) => {
+                log::error!("not switching to the new file: {e}");
+                *refused = Some(identity);
+            }
         }
     }
 

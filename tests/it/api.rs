@@ -820,3 +820,68 @@ fn raw_counts_through_the_runs_table_agree_with_the_rows() {
     assert_eq!(body["total"], rows.len());
     assert_eq!(ids(body["data"].as_array().unwrap()), ids(&rows[3..6]));
 }
+
+/// Values cannot pass for other filter sets in the cache of totals.
+#[test]
+fn crafted_values_do_not_poison_cached_totals() {
+    let server = sample_server();
+    let all = all_records("count-points");
+    let (a, b) = (
+        all[0]["road_name"].as_str().unwrap(),
+        all[1]["road_name"].as_str().unwrap(),
+    );
+    let expected = all
+        .iter()
+        .filter(|r| r["road_name"] == a || r["road_name"] == b)
+        .count();
+    assert_eq!(
+        get(
+            server,
+            &format!("/api/count-points?filter%5Broad_name%5D={a}%01{b}")
+        )
+        .json()["total"],
+        0
+    );
+    let rt = all[0]["road_type"].as_str().unwrap();
+    get(
+        server,
+        &format!("/api/count-points?filter%5Broad_name%5D={a}%26road_type%3D{rt}"),
+    );
+    let body = get(
+        server,
+        &format!("/api/count-points?filter%5Broad_name%5D={a},{b}"),
+    )
+    .json();
+    assert_eq!(body["total"], expected);
+    assert_eq!(body["data"].as_array().unwrap().len(), expected);
+}
+
+#[test]
+fn an_id_sort_key_decides_and_ends_the_order() {
+    let server = sample_server();
+    let all = ids(&all_records("average-annual-daily-flow"));
+    let body = get(
+        server,
+        "/api/average-annual-daily-flow?sort=-id,year&page%5Bsize%5D=3",
+    )
+    .json();
+    let mut expected = all.clone();
+    expected.reverse();
+    assert_eq!(ids(body["data"].as_array().unwrap()), expected[..3]);
+}
+
+#[test]
+fn rate_limit_headers_on_every_response() {
+    let server = serve(sample_db(), &["--rate-limit", "2"]);
+    let first = get(&server, "/api/nope");
+    assert_eq!(first.status, 404);
+    assert_eq!(first.header("x-ratelimit-remaining"), Some("1"));
+    assert_eq!(
+        get(&server, "/api/raw-counts?page%5Bsize%5D=0").header("x-ratelimit-remaining"),
+        Some("0")
+    );
+    let limited = get(&server, "/api/regions");
+    assert_eq!(limited.status, 429);
+    assert_eq!(limited.header("x-ratelimit-limit"), Some("2"));
+    assert_eq!(limited.header("x-ratelimit-remaining"), Some("0"));
+}

@@ -88,3 +88,49 @@ fn refuses_to_serve_what_the_loader_did_not_build() {
         );
     }
 }
+
+/// A file renamed over the served one that cannot be served is not switched to, and the
+/// release being served keeps answering from its own file.
+#[test]
+fn an_unservable_file_renamed_in_does_not_disturb_the_release() {
+    let dir = scratch_dir();
+    let db = dir.join("live.db");
+    load_ok(&db, &["--quiet"], &[&repo_path("data/sample")]);
+    let server = serve(&db, &["--connections", "4"]);
+    let target = "/api/raw-counts?page%5Bsize%5D=5&page%5Bnumber%5D=3";
+    let before = get(&server, target).text();
+    let junk = dir.join("junk.db");
+    load_ok(
+        &junk,
+        &["--quiet"],
+        &[&repo_path("data/sample/local_authority_traffic.csv")],
+    );
+    rusqlite::Connection::open(&junk)
+        .unwrap()
+        .execute(
+            "UPDATE metadata SET value = '2' WHERE key = 'schema_version'",
+            [],
+        )
+        .unwrap();
+    std::fs::rename(&junk, &db).unwrap();
+    // Concurrent requests make the pool use every connection.
+    for _ in 0..3 {
+        let handles: Vec<_> = (0..6)
+            .map(|_| {
+                let url = server.url(target);
+                std::thread::spawn(move || {
+                    ureq::get(&url)
+                        .call()
+                        .unwrap()
+                        .into_body()
+                        .read_to_string()
+                        .unwrap()
+                })
+            })
+            .collect();
+        for h in handles {
+            assert_eq!(h.join().unwrap(), before);
+        }
+        std::thread::sleep(Duration::from_millis(150));
+    }
+}
