@@ -20,12 +20,15 @@ fn csv_reader<R: Read>(r: R) -> csv::Reader<R> {
         .from_reader(r)
 }
 
+/// A CSV reader over a source, past its first bytes (read to sniff the file) and its header.
+type RowReader<'r> = csv::Reader<Box<dyn Read + 'r>>;
+
 /// Reads a source's header (after checking it is CSV at all) and gives back the reader
 /// positioned on the first row.
 fn read_header<'r>(
     source: &InputSource,
     reader: &'r mut dyn Read,
-) -> Result<(csv::Reader<Box<dyn Read + 'r>>, Vec<String>), String> {
+) -> Result<(RowReader<'r>, Vec<String>), String> {
     let mut head = Vec::with_capacity(512);
     reader
         .take(512)

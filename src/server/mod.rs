@@ -9,7 +9,7 @@ mod ratelimit;
 pub mod release;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -248,7 +248,7 @@ fn send_chunk(tx: &tokio::sync::mpsc::Sender<Chunk>, chunk: Chunk) -> Result<(),
 /// Builds the file from the bundled sample when the default file is missing, so the first
 /// command of the README works on a fresh clone.
 fn ensure_default_db(config: &Config) -> std::io::Result<()> {
-    if config.db.exists() || config.db != PathBuf::from(DEFAULT_DB) {
+    if config.db.exists() || config.db != Path::new(DEFAULT_DB) {
         return Ok(());
     }
     log::info!(
