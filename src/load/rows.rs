@@ -152,12 +152,56 @@ pub struct PendingDuplicate {
     key: Vec<Value>,
 }
 
+/// Where each kept row came from, by ordinal (0-based, in reading order), kept sparsely: a
+/// row's line is the previous row's plus one except at the jumps noted (a new file, a skipped
+/// row, a record over several lines), so it costs nothing per row of a regular file.
+#[derive(Default)]
+struct Places {
+    /// First ordinal of each file, and its name.
+    files: Vec<(u32, String)>,
+    /// (ordinal, line) where the line is not the previous row's plus one.
+    jumps: Vec<(u32, u32)>,
+    rows: u32,
+    last_line: Option<u32>,
+}
+
+impl Places {
+    fn start_file(&mut self, name: String) {
+        self.files.push((self.rows, name));
+        self.last_line = None;
+    }
+
+    fn push(&mut self, line: u32) {
+        if self.last_line.map(|l| l + 1) != Some(line) {
+            self.jumps.push((self.rows, line));
+        }
+        self.last_line = Some(line);
+        self.rows += 1;
+    }
+
+    /// `file:line` of the row of this ordinal.
+    fn place(&self, ordinal: u32) -> String {
+        let file = self
+            .files
+            .partition_point(|(first, _)| *first <= ordinal)
+            .checked_sub(1);
+        let file = file.map_or("?", |i| self.files[i].1.as_str());
+        match self
+            .jumps
+            .partition_point(|(first, _)| *first <= ordinal)
+            .checked_sub(1)
+        {
+            Some(i) => format!("{file}:{}", self.jumps[i].1 + (ordinal - self.jumps[i].0)),
+            None => file.to_string(),
+        }
+    }
+}
+
 /// What is needed, after the rows are in, to name where a duplicate's key was first seen.
 pub struct DuplicatePlaces {
     dataset: &'static Dataset,
     pending: Vec<PendingDuplicate>,
-    lines: Vec<u32>,
-    files: Vec<(u32, String)>,
+    places: Places,
 }
 
 impl DuplicatePlaces {
@@ -202,23 +246,11 @@ impl DuplicatePlaces {
     }
 
     fn place_of_id(&self, id: i64) -> String {
-        // Ids are 1..N in file order (count points: the ordinal is not the id, so look it up
-        // by position among the kept rows instead).
-        let ordinal = if self.dataset.table == catalog::COUNT_POINTS.table {
+        // Ids are 1..N in reading order, but for count points (id = count_point_id).
+        if self.dataset.table == catalog::COUNT_POINTS.table {
             return "an earlier row".to_string();
-        } else {
-            (id - 1) as u32
-        };
-        let file = self
-            .files
-            .iter()
-            .rev()
-            .find(|(first, _)| *first <= ordinal)
-            .map_or("?", |(_, f)| f.as_str());
-        match self.lines.get(ordinal as usize) {
-            Some(line) => format!("{file}:{line}"),
-            None => file.to_string(),
         }
+        self.places.place((id - 1) as u32)
     }
 }
 
@@ -241,10 +273,8 @@ pub struct TableLoader {
     keys: FxHashSet<u64>,
     /// Per text key component, its values seen so far (packed as small numbers).
     interned: Vec<FxHashMap<String, u64>>,
-    /// Line of each kept row by ordinal, and the first ordinal of each file, to name the
-    /// first place of a duplicate.
-    lines: Vec<u32>,
-    files: Vec<(u32, String)>,
+    /// Where each kept row came from, to name the first place of a duplicate.
+    places: Places,
     pending: Vec<PendingDuplicate>,
     rows: u64,
     batch: Vec<Vec<Value>>,
@@ -277,8 +307,7 @@ impl TableLoader {
                 (bytes / BYTES_PER_ROW) as usize,
                 Default::default(),
             ),
-            lines: Vec::with_capacity((bytes / BYTES_PER_ROW) as usize),
-            files: Vec::new(),
+            places: Places::default(),
             pending: Vec::new(),
             rows: 0,
             batch: Vec::with_capacity(BATCH_ROWS),
@@ -299,7 +328,7 @@ impl TableLoader {
         report: &mut LoadReport,
     ) -> Result<(), LoadError> {
         let name = source.name();
-        self.files.push((self.lines.len() as u32, name.clone()));
+        self.places.start_file(name.clone());
         input::with_reader(source, |reader| {
             let (mut rdr, headers) = read_header(source, reader).map_err(LoadError::Refused)?;
             let columns: Vec<&Column> = self.dataset.columns().collect();
@@ -409,7 +438,7 @@ impl TableLoader {
                         continue;
                     }
                 }
-                self.lines.push(line as u32);
+                self.places.push(line as u32);
                 self.warn_about(&row, &name, line, report);
                 let id = match self.pos.count_point_id {
                     // Count points keep their published id (the API shows id = count_point_id).
@@ -523,7 +552,7 @@ impl TableLoader {
             })
             .map_err(|_| LoadError::Refused("the SQLite writer stopped".into()))?;
         }
-        if !self.files.is_empty() {
+        if !self.places.files.is_empty() {
             report.add_rows(self.dataset.table, self.rows);
             log::info!(
                 "{}: {} rows, {:.1} s waiting for SQLite",
@@ -535,8 +564,7 @@ impl TableLoader {
         Ok((!self.pending.is_empty()).then(|| DuplicatePlaces {
             dataset: self.dataset,
             pending: self.pending,
-            lines: self.lines,
-            files: self.files,
+            places: self.places,
         }))
     }
 
@@ -639,5 +667,32 @@ impl TableLoader {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Places;
+
+    #[test]
+    fn places_are_kept_sparsely_and_found_exactly() {
+        let mut p = Places::default();
+        p.start_file("a.csv".into());
+        for line in [2, 3, 4, 6, 7] {
+            p.push(line); // line 5 was a skipped row
+        }
+        p.start_file("b.csv".into());
+        for line in [2, 3, 5, 6] {
+            p.push(line); // a record over lines 3-4
+        }
+        assert_eq!(p.jumps.len(), 4);
+        let all: Vec<String> = (0..9).map(|o| p.place(o)).collect();
+        assert_eq!(
+            all,
+            [
+                "a.csv:2", "a.csv:3", "a.csv:4", "a.csv:6", "a.csv:7", "b.csv:2", "b.csv:3",
+                "b.csv:5", "b.csv:6"
+            ]
+        );
     }
 }
