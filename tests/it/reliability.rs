@@ -193,18 +193,7 @@ fn truncated_files_are_refused() {
 fn server_refuses_a_file_of_another_schema_version() {
     let dir = scratch_dir();
     let db = dir.join("old.db");
-    load_ok(
-        &db,
-        &["--quiet"],
-        &[&repo_path("data/sample/local_authority_traffic.csv")],
-    );
-    rusqlite::Connection::open(&db)
-        .unwrap()
-        .execute(
-            "UPDATE metadata SET value = '999' WHERE key = 'schema_version'",
-            [],
-        )
-        .unwrap();
+    file_of_schema_version(&db, 999);
     let err = refused_to_start(&db);
     assert!(err.contains("schema version 999"), "{err}");
 }

@@ -108,6 +108,22 @@ pub fn serve(db: &Path, extra: &[&str]) -> TestServer {
     TestServer { addr }
 }
 
+/// A small file built by the loader, then marked as of another schema version.
+pub fn file_of_schema_version(db: &Path, version: i64) {
+    load_ok(
+        db,
+        &["--quiet"],
+        &[&repo_path("data/sample/local_authority_traffic.csv")],
+    );
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .execute(
+            "UPDATE metadata SET value = ?1 WHERE key = 'schema_version'",
+            [version.to_string()],
+        )
+        .unwrap();
+}
+
 /// Why the server refuses to start on this file (it must refuse).
 pub fn refused_to_start(db: &Path) -> String {
     let config = Config::parse_from([

@@ -100,18 +100,7 @@ fn an_unservable_file_renamed_in_does_not_disturb_the_release() {
     let target = "/api/raw-counts?page%5Bsize%5D=5&page%5Bnumber%5D=3";
     let before = get(&server, target).text();
     let junk = dir.join("junk.db");
-    load_ok(
-        &junk,
-        &["--quiet"],
-        &[&repo_path("data/sample/local_authority_traffic.csv")],
-    );
-    rusqlite::Connection::open(&junk)
-        .unwrap()
-        .execute(
-            "UPDATE metadata SET value = '2' WHERE key = 'schema_version'",
-            [],
-        )
-        .unwrap();
+    file_of_schema_version(&junk, 2);
     std::fs::rename(&junk, &db).unwrap();
     // Concurrent requests make the pool use every connection.
     for _ in 0..3 {
