@@ -245,6 +245,7 @@ pub fn bad_rows_message(report: &LoadReport) -> String {
 pub struct Progress {
     bar: Option<ProgressBar>,
     done_bytes: Cell<u64>,
+    rows: Cell<u64>,
     started: Instant,
 }
 
@@ -267,13 +268,17 @@ impl Progress {
         Progress {
             bar,
             done_bytes: Cell::new(0),
+            rows: Cell::new(0),
             started: Instant::now(),
         }
     }
 
-    pub fn update(&self, bytes_in_source: u64, rows: u64) {
+    /// `new_rows` more rows read, and the reader is this far into the current source.
+    pub fn update(&self, bytes_in_source: u64, new_rows: u64) {
+        self.rows.set(self.rows.get() + new_rows);
         if let Some(bar) = &self.bar {
             bar.set_position(self.done_bytes.get() + bytes_in_source);
+            let rows = self.rows.get();
             let rate = rows as f64 / self.started.elapsed().as_secs_f64().max(1e-3);
             bar.set_message(format!("{rows} rows, {rate:.0} rows/s"));
         }

@@ -462,8 +462,9 @@ impl TableLoader {
                     self.extend_run(id, &row);
                     self.batch.push(row);
                     if self.batch.len() >= BATCH_ROWS {
+                        let rows = self.batch.len() as u64;
                         self.flush(tx)?;
-                        progress.update(rdr.position().byte(), self.rows);
+                        progress.update(rdr.position().byte(), rows);
                     }
                 }
             }
