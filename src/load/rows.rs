@@ -254,6 +254,71 @@ impl DuplicatePlaces {
     }
 }
 
+/// Bits a natural key component takes in a packed key (see [`TableLoader::check_key`]).
+fn key_bits(position: usize, column: &Column) -> u32 {
+    match column.ty {
+        ValueType::Integer if position == 0 => 32,
+        ValueType::Integer => 12,
+        ValueType::Date => 16,
+        ValueType::Text | ValueType::Number => 4,
+    }
+}
+
+/// The packed natural keys seen so far. Where a key begins with run columns (a raw count's
+/// count point and count date) and the rest packs into 16 bits (hour and direction), keys are
+/// kept per group: a few bytes a row instead of nine, so the raw counts' set stays small.
+enum KeySet {
+    Flat(FxHashSet<u64>),
+    Grouped {
+        groups: FxHashMap<u64, Vec<u16>>,
+        sub_bits: u32,
+    },
+}
+
+impl KeySet {
+    fn new(d: &Dataset, rows_estimate: usize) -> Self {
+        let columns: Vec<&Column> = d.natural_key.iter().filter_map(|k| d.column(k)).collect();
+        let split = columns
+            .iter()
+            .take_while(|c| d.run_columns.contains(&c.name))
+            .count();
+        let sub_bits: u32 = columns
+            .iter()
+            .enumerate()
+            .skip(split)
+            .map(|(i, c)| key_bits(i, c))
+            .sum();
+        if split == 0 || split == columns.len() || sub_bits > 16 {
+            return KeySet::Flat(FxHashSet::with_capacity_and_hasher(
+                rows_estimate,
+                Default::default(),
+            ));
+        }
+        KeySet::Grouped {
+            groups: FxHashMap::with_capacity_and_hasher(rows_estimate / 16, Default::default()),
+            sub_bits,
+        }
+    }
+
+    /// Remembers the key; false if it was already there.
+    fn insert(&mut self, key: u64) -> bool {
+        match self {
+            KeySet::Flat(set) => set.insert(key),
+            KeySet::Grouped { groups, sub_bits } => {
+                let sub = (key & ((1 << *sub_bits) - 1)) as u16;
+                let seen = groups.entry(key >> *sub_bits).or_default();
+                // A group holds one count day's hours and directions: a few dozen at most.
+                if seen.contains(&sub) {
+                    false
+                } else {
+                    seen.push(sub);
+                    true
+                }
+            }
+        }
+    }
+}
+
 /// The run of rows being read: first and last id, and the run columns' values.
 struct Run {
     first_id: i64,
@@ -269,8 +334,7 @@ pub struct TableLoader {
     pos: Positions,
     area_pos: super::areas::AreaPositions,
     next_id: i64,
-    /// Packed natural keys seen so far.
-    keys: FxHashSet<u64>,
+    keys: KeySet,
     /// Per text key component, its values seen so far (packed as small numbers).
     interned: Vec<FxHashMap<String, u64>>,
     /// Where each kept row came from, to name the first place of a duplicate.
@@ -303,10 +367,7 @@ impl TableLoader {
             pos,
             area_pos: super::areas::AreaPositions::new(dataset),
             next_id: 1,
-            keys: FxHashSet::with_capacity_and_hasher(
-                (bytes / BYTES_PER_ROW) as usize,
-                Default::default(),
-            ),
+            keys: KeySet::new(dataset, (bytes / BYTES_PER_ROW) as usize),
             places: Places::default(),
             pending: Vec::new(),
             rows: 0,
@@ -598,12 +659,11 @@ impl TableLoader {
     fn check_key(&mut self, row: &[Value]) -> Result<u64, (&'static str, String)> {
         let mut key: u64 = 0;
         for (n, (k, column)) in self.pos.key.iter().enumerate() {
-            let (bits, v): (u32, Option<u64>) = match (&row[*k], column.ty) {
-                (Value::Int(v), ValueType::Integer) => {
-                    (if n == 0 { 32 } else { 12 }, u64::try_from(*v).ok())
-                }
+            let bits = key_bits(n, column);
+            let v: Option<u64> = match (&row[*k], column.ty) {
+                (Value::Int(v), ValueType::Integer) => u64::try_from(*v).ok(),
                 (Value::Text(d), ValueType::Date) => {
-                    (16, value::day_number(d).and_then(|d| u64::try_from(d).ok()))
+                    value::day_number(d).and_then(|d| u64::try_from(d).ok())
                 }
                 (Value::Text(t), _) => {
                     let map = &mut self.interned[n];
@@ -615,9 +675,9 @@ impl TableLoader {
                             code
                         }
                     };
-                    (4, Some(code))
+                    Some(code)
                 }
-                _ => (0, None),
+                _ => None,
             };
             match v {
                 Some(v) if v < (1u64 << bits) => key = (key << bits) | v,

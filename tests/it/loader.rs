@@ -615,3 +615,61 @@ fn older_summary_table_variants() {
         "Bridgend"
     );
 }
+
+/// Raw counts keep their keys per count day (the grouped key set): duplicates across files are
+/// found all the same, in the same run of rows or in another.
+#[test]
+fn raw_count_duplicates_across_files() {
+    let dir = scratch_dir();
+    let header = "count_point_id,direction_of_travel,year,count_date,hour,region_id,local_authority_id,road_name,road_type,all_motor_vehicles";
+    let row = |cp: i64, dir: &str, date: &str, hour: i64| {
+        format!("{cp},{dir},2020,{date},{hour},9,110,A23,Major,100")
+    };
+    let national: Vec<String> = [
+        (1, "N", "2020-05-01", 7),
+        (1, "N", "2020-05-01", 8),
+        (1, "S", "2020-05-01", 8),
+        (2, "N", "2020-05-02", 7),
+    ]
+    .iter()
+    .map(|(cp, d, date, h)| row(*cp, d, date, *h))
+    .collect();
+    // The split repeats (1, S, 2020-05-01, 8) in a run of its own, and (2, N, 2020-05-02, 7)
+    // after a new hour of the same day.
+    let split: Vec<String> = [
+        (1, "S", "2020-05-01", 8),
+        (2, "N", "2020-05-02", 9),
+        (2, "N", "2020-05-02", 7),
+        (3, "E", "2020-05-01", 8),
+    ]
+    .iter()
+    .map(|(cp, d, date, h)| row(*cp, d, date, *h))
+    .collect();
+    let a = write(
+        &dir,
+        "national.csv",
+        &format!("{header}\n{}\n", national.join("\n")),
+    );
+    let b = write(
+        &dir,
+        "split.csv",
+        &format!("{header}\n{}\n", split.join("\n")),
+    );
+    let db = db_in(&dir);
+    let run = load(&db, &["--quiet"], &[&a, &b]);
+    assert!(!run.ok);
+    assert!(
+        run.stderr.contains("split.csv:2") && run.stderr.contains("national.csv:4"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("split.csv:4") && run.stderr.contains("national.csv:5"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("2 duplicate key(s)"), "{}", run.stderr);
+    load_ok(&db, &["--quiet", "--keep-first"], &[&a, &b]);
+    assert_eq!(query_i64(&db, "SELECT count(*) FROM raw_counts"), 6);
+    assert_eq!(query_i64(&db, "SELECT max(id) FROM raw_counts"), 6);
+}
