@@ -562,10 +562,6 @@ pub static DATASETS: [&Dataset; 10] = [
     &LOCAL_AUTHORITIES,
 ];
 
-pub fn by_table(table: &str) -> Option<&'static Dataset> {
-    DATASETS.iter().copied().find(|d| d.table == table)
-}
-
 /// Road category codes by the `road_category_id` of the regional road type table.
 pub const ROAD_CATEGORY_CODES: [&str; 6] = ["TM", "PM", "TA", "PA", "MB", "MCU"];
 

@@ -625,35 +625,32 @@ fn raw_count_duplicates_across_files() {
     let row = |cp: i64, dir: &str, date: &str, hour: i64| {
         format!("{cp},{dir},2020,{date},{hour},9,110,A23,Major,100")
     };
-    let national: Vec<String> = [
-        (1, "N", "2020-05-01", 7),
-        (1, "N", "2020-05-01", 8),
-        (1, "S", "2020-05-01", 8),
-        (2, "N", "2020-05-02", 7),
-    ]
-    .iter()
-    .map(|(cp, d, date, h)| row(*cp, d, date, *h))
-    .collect();
+    let csv = |name: &str, rows: &[(i64, &str, &str, i64)]| {
+        let lines: Vec<String> = rows
+            .iter()
+            .map(|(cp, d, date, h)| row(*cp, d, date, *h))
+            .collect();
+        write(&dir, name, &format!("{header}\n{}\n", lines.join("\n")))
+    };
+    let a = csv(
+        "national.csv",
+        &[
+            (1, "N", "2020-05-01", 7),
+            (1, "N", "2020-05-01", 8),
+            (1, "S", "2020-05-01", 8),
+            (2, "N", "2020-05-02", 7),
+        ],
+    );
     // The split repeats (1, S, 2020-05-01, 8) in a run of its own, and (2, N, 2020-05-02, 7)
     // after a new hour of the same day.
-    let split: Vec<String> = [
-        (1, "S", "2020-05-01", 8),
-        (2, "N", "2020-05-02", 9),
-        (2, "N", "2020-05-02", 7),
-        (3, "E", "2020-05-01", 8),
-    ]
-    .iter()
-    .map(|(cp, d, date, h)| row(*cp, d, date, *h))
-    .collect();
-    let a = write(
-        &dir,
-        "national.csv",
-        &format!("{header}\n{}\n", national.join("\n")),
-    );
-    let b = write(
-        &dir,
+    let b = csv(
         "split.csv",
-        &format!("{header}\n{}\n", split.join("\n")),
+        &[
+            (1, "S", "2020-05-01", 8),
+            (2, "N", "2020-05-02", 9),
+            (2, "N", "2020-05-02", 7),
+            (3, "E", "2020-05-01", 8),
+        ],
     );
     let db = db_in(&dir);
     let run = load(&db, &["--quiet"], &[&a, &b]);
