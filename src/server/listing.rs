@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::types::Value as SqlValue;
 
-use super::envelope::{self, Page};
+use super::envelope::{self, Page, PageNumber};
 use super::error::ApiError;
 use super::json;
 use super::query::{self, Param, Params};
@@ -58,7 +58,7 @@ pub struct ListRequest {
     sort: Vec<(&'static Column, bool)>,
     fields: Vec<&'static Column>,
     /// (number, size) for paginated endpoints.
-    page: Option<(i64, i64)>,
+    page: Option<(PageNumber, i64)>,
 }
 
 fn text_param<'a>(name: &str, p: &'a Param) -> Result<&'a str, ApiError> {
@@ -255,8 +255,8 @@ impl ListRequest {
                 Some(Param::Map(m)) => m.as_slice(),
                 _ => &[],
             };
-            let number = page_number(page_map, "number", i64::MAX, 1)?;
-            let size = page_number(page_map, "size", max_page_size, DEFAULT_PAGE_SIZE)?;
+            let number = requested_page(page_map)?;
+            let size = page_size(page_map, max_page_size)?;
             Some((number, size))
         } else {
             None
@@ -272,7 +272,7 @@ impl ListRequest {
 
     /// How many rows the request may answer with (unpaginated lists are small).
     pub fn rows_asked(&self) -> i64 {
-        self.page.map_or(0, |(_, size)| size)
+        self.page.as_ref().map_or(0, |(_, size)| *size)
     }
 
     /// The filter set, canonical (order and letter case of text values do not matter), as
@@ -448,7 +448,7 @@ impl ListRequest {
         body: &mut Body,
     ) -> Result<(), ApiError> {
         let sql = self.sql();
-        let Some((number, size)) = self.page else {
+        let Some((number, size)) = self.page.clone() else {
             let query = format!(
                 "SELECT {} FROM {}{} ORDER BY {}",
                 sql.select,
@@ -482,11 +482,11 @@ impl ListRequest {
             size,
             total: set.as_ref().map_or(rows, |s| s.total),
         };
-        envelope::write_head(&mut body.buf, page);
+        envelope::write_head(&mut body.buf, &page);
         if page.range().is_none() {
             body.buf.extend_from_slice(b"[]");
         } else if !self.sort.is_empty() {
-            self.write_offset_page(conn, page, &sql, body)?;
+            self.write_offset_page(conn, &page, &sql, body)?;
         } else if let Some(set) = set {
             // Seek to the checkpoint at or before the page's first row, then skip fewer than
             // CHECKPOINT_EVERY rows.
@@ -524,9 +524,9 @@ impl ListRequest {
             ];
             self.write_rows(conn, &query, &args, body)?;
         } else {
-            self.write_offset_page(conn, page, &sql, body)?;
+            self.write_offset_page(conn, &page, &sql, body)?;
         }
-        envelope::write_tail(&mut body.buf, page, path, params);
+        envelope::write_tail(&mut body.buf, &page, path, params);
         Ok(())
     }
 
@@ -586,7 +586,7 @@ impl ListRequest {
     fn write_offset_page(
         &self,
         conn: &rusqlite::Connection,
-        page: Page,
+        page: &Page,
         sql: &Sql,
         body: &mut Body,
     ) -> Result<(), ApiError> {
@@ -666,37 +666,46 @@ impl Body<'_> {
     }
 }
 
-/// `page[number]` / `page[size]`: absent or empty gives the default; otherwise a whole number
-/// from 1 to `max`.
-fn page_number(
-    page: &[(String, Param)],
-    key: &str,
-    max: i64,
-    default: i64,
-) -> Result<i64, ApiError> {
-    let Some((_, p)) = page.iter().find(|(k, _)| k == key) else {
-        return Ok(default);
-    };
-    let text = text_param(&format!("page[{key}]"), p)?;
-    if text.is_empty() {
-        return Ok(default);
+/// The text of `page[key]`, if given and not empty.
+fn page_param<'a>(page: &'a [(String, Param)], key: &str) -> Result<Option<&'a str>, ApiError> {
+    match page.iter().find(|(k, _)| k == key) {
+        Some((_, p)) => Ok(Some(text_param(&format!("page[{key}]"), p)?).filter(|t| !t.is_empty())),
+        None => Ok(None),
     }
-    let bad = || {
-        ApiError::BadRequest(if max == i64::MAX {
-            format!("page[{key}] must be a positive integer, not `{text}`.")
-        } else {
-            format!("page[{key}] must be an integer from 1 to {max}, not `{text}`.")
+}
+
+/// `page[number]`: 1 when absent; any positive integer, however large (a page past the last
+/// is empty, as any other).
+fn requested_page(page: &[(String, Param)]) -> Result<PageNumber, ApiError> {
+    let Some(text) = page_param(page, "number")? else {
+        return Ok(PageNumber::Small(1));
+    };
+    let digits = text.strip_prefix('+').unwrap_or(text);
+    digits
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| PageNumber::from_digits(digits))
+        .flatten()
+        .ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "page[number] must be a positive integer, not `{text}`."
+            ))
         })
+}
+
+/// `page[size]`: [`DEFAULT_PAGE_SIZE`] when absent; otherwise a whole number from 1 to `max`.
+fn page_size(page: &[(String, Param)], max: i64) -> Result<i64, ApiError> {
+    let Some(text) = page_param(page, "size")? else {
+        return Ok(DEFAULT_PAGE_SIZE);
     };
-    let n: i64 = if text.bytes().all(|b| b.is_ascii_digit()) {
-        text.parse().map_err(|_| bad())?
-    } else {
-        return Err(bad());
-    };
-    if n < 1 || n > max {
-        return Err(bad());
-    }
-    Ok(n)
+    text.parse::<i64>()
+        .ok()
+        .filter(|n| text.bytes().all(|b| b.is_ascii_digit()) && (1..=max).contains(n))
+        .ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "page[size] must be an integer from 1 to {max}, not `{text}`."
+            ))
+        })
 }
 
 #[cfg(test)]
