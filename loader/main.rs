@@ -42,6 +42,13 @@ struct Args {
     /// No progress bar and no report on stderr (errors are still printed).
     #[arg(long, short)]
     quiet: bool,
+    /// Replace --db even if the new file lacks a table the old one has, or holds under half
+    /// of one's rows.
+    #[arg(long)]
+    allow_shrink: bool,
+    /// Refuse a CSV record longer than this many bytes at its line (real ones are under 2 KB).
+    #[arg(long, default_value_t = load::DEFAULT_MAX_RECORD_BYTES, value_name = "N")]
+    max_record_bytes: u64,
 }
 
 fn main() -> ExitCode {
@@ -55,6 +62,8 @@ fn main() -> ExitCode {
         release: args.release,
         countries: args.countries,
         progress: !args.quiet && std::io::stderr().is_terminal(),
+        allow_shrink: args.allow_shrink,
+        max_record_bytes: args.max_record_bytes,
     };
     match load::run(&opts) {
         Ok(report) => {
@@ -71,7 +80,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            if let (Some(path), load::LoadError::BadRows(report)) = (&args.report_json, &e) {
+            if let (
+                Some(path),
+                load::LoadError::BadRows(report) | load::LoadError::Shrinks(report),
+            ) = (&args.report_json, &e)
+            {
                 let _ = std::fs::write(path, report.to_json());
             }
             eprintln!("roadtraffic-load: {e}");

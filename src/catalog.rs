@@ -41,13 +41,46 @@ pub enum Source {
     Derived,
 }
 
+/// What a valid value of a column is. The loader checks every cell against its column's
+/// domain, the same way in every dataset; a value that fails makes its row unreadable.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Domain {
+    /// Free text (no NUL byte).
+    Text,
+    /// Text from a known vocabulary, compared ignoring case. Another value is kept, with a
+    /// warning: new codes appear in new releases.
+    Code(&'static [&'static str]),
+    /// A whole number in plain digits (ids, years, hours), within a range.
+    Whole { min: i64, max: i64 },
+    /// A count or a total: a whole number, or published decimal or exponent notation
+    /// (`918298.653`, `2.28e+08`), rounded, or refused as a fraction where the dataset is
+    /// [`Dataset::integers_strict`].
+    Count,
+    /// A finite decimal (`52.56592`, `.12`, `1.2e+03`; no `NaN`, `inf`, hex or thousands
+    /// separators) within a range.
+    Decimal { min: f64, max: f64 },
+    /// A four-digit year within [`YEARS`].
+    Year,
+    /// A real calendar date within [`YEARS`].
+    Date,
+}
+
+/// The years any release can hold: the published series start in 1993.
+pub const YEARS: std::ops::RangeInclusive<i64> = 1950..=2100;
+
+/// The largest count or total accepted: GB's yearly vehicle miles are about 3.3e11.
+pub const MAX_COUNT: f64 = 1e13;
+
 #[derive(Debug)]
 pub struct Column {
     pub name: &'static str,
     pub ty: ValueType,
+    pub domain: Domain,
     pub source: Source,
     /// The kind of a file is recognised by the presence of all its required columns.
     pub required: bool,
+    /// Must hold a value in every row (natural key columns always must).
+    pub filled: bool,
     /// Stored and emitted in records. Columns that are not stored only feed the derived
     /// tables (regions, local authorities): names and ONS codes.
     pub stored: bool,
@@ -133,26 +166,66 @@ impl Dataset {
     }
 }
 
-const fn col(name: &'static str, ty: ValueType) -> Column {
+const fn col(name: &'static str, ty: ValueType, domain: Domain) -> Column {
     Column {
         name,
         ty,
+        domain,
         source: Source::Csv(&[]),
         required: false,
+        filled: false,
         stored: true,
     }
 }
 const fn id() -> Column {
     Column {
-        name: "id",
-        ty: ValueType::Integer,
         source: Source::Id,
-        required: false,
-        stored: true,
+        ..col(
+            "id",
+            Integer,
+            Domain::Whole {
+                min: 1,
+                max: i64::MAX,
+            },
+        )
     }
+}
+/// An id of a count point, region or local authority.
+const fn ident(name: &'static str) -> Column {
+    col(
+        name,
+        Integer,
+        Domain::Whole {
+            min: 0,
+            max: u32::MAX as i64,
+        },
+    )
+}
+const fn year() -> Column {
+    filled(col("year", Integer, Domain::Year))
+}
+const fn count(name: &'static str) -> Column {
+    col(name, Integer, Domain::Count)
+}
+const fn text(name: &'static str) -> Column {
+    col(name, Text, Domain::Text)
+}
+const fn code(name: &'static str, vocabulary: &'static [&'static str]) -> Column {
+    col(name, Text, Domain::Code(vocabulary))
+}
+/// A decimal carried verbatim as published (`"53.39597741"`, `"1.10"`).
+const fn decimal_text(name: &'static str, min: f64, max: f64) -> Column {
+    col(name, Text, Domain::Decimal { min, max })
+}
+const fn number(name: &'static str, min: f64, max: f64) -> Column {
+    col(name, Number, Domain::Decimal { min, max })
 }
 const fn required(mut c: Column) -> Column {
     c.required = true;
+    c
+}
+const fn filled(mut c: Column) -> Column {
+    c.filled = true;
     c
 }
 const fn aliases(mut c: Column, names: &'static [&'static str]) -> Column {
@@ -166,45 +239,66 @@ const fn unstored(mut c: Column) -> Column {
 
 use ValueType::{Date, Integer, Number, Text};
 
+pub const ROAD_TYPES: &[&str] = &["Major", "Minor"];
+/// Current codes, and `M` for minor roads in older files.
+pub const ROAD_CATEGORIES: &[&str] = &["TM", "PM", "TA", "PA", "MB", "MCU", "M"];
+/// C is both directions combined.
+pub const DIRECTIONS: &[&str] = &["N", "S", "E", "W", "C"];
+pub const ESTIMATION_METHODS: &[&str] = &["Counted", "Estimated"];
+
 const VEHICLES: &[Column] = &[
-    col("pedal_cycles", Integer),
-    col("two_wheeled_motor_vehicles", Integer),
-    col("cars_and_taxis", Integer),
-    col("buses_and_coaches", Integer),
-    col("lgvs", Integer),
-    col("hgvs_2_rigid_axle", Integer),
-    col("hgvs_3_rigid_axle", Integer),
-    col("hgvs_4_or_more_rigid_axle", Integer),
-    col("hgvs_3_or_4_articulated_axle", Integer),
-    col("hgvs_5_articulated_axle", Integer),
-    col("hgvs_6_articulated_axle", Integer),
-    col("all_hgvs", Integer),
-    required(col("all_motor_vehicles", Integer)),
+    count("pedal_cycles"),
+    count("two_wheeled_motor_vehicles"),
+    count("cars_and_taxis"),
+    count("buses_and_coaches"),
+    count("lgvs"),
+    count("hgvs_2_rigid_axle"),
+    count("hgvs_3_rigid_axle"),
+    count("hgvs_4_or_more_rigid_axle"),
+    count("hgvs_3_or_4_articulated_axle"),
+    count("hgvs_5_articulated_axle"),
+    count("hgvs_6_articulated_axle"),
+    count("all_hgvs"),
+    required(count("all_motor_vehicles")),
 ];
 
 const LOCATION: &[Column] = &[
-    required(col("region_id", Integer)),
-    required(col("local_authority_id", Integer)),
-    required(col("road_name", Text)),
-    col("road_category", Text),
-    required(col("road_type", Text)),
-    col("start_junction_road_name", Text),
-    col("end_junction_road_name", Text),
-    col("easting", Integer),
-    col("northing", Integer),
-    col("latitude", Text),
-    col("longitude", Text),
-    col("link_length_km", Text),
-    col("link_length_miles", Text),
+    required(ident("region_id")),
+    required(ident("local_authority_id")),
+    required(text("road_name")),
+    code("road_category", ROAD_CATEGORIES),
+    required(code("road_type", ROAD_TYPES)),
+    text("start_junction_road_name"),
+    text("end_junction_road_name"),
+    col(
+        "easting",
+        Integer,
+        Domain::Whole {
+            min: 0,
+            max: 800_000,
+        },
+    ),
+    col(
+        "northing",
+        Integer,
+        Domain::Whole {
+            min: 0,
+            max: 1_300_000,
+        },
+    ),
+    decimal_text("latitude", -90.0, 90.0),
+    decimal_text("longitude", -180.0, 180.0),
+    decimal_text("link_length_km", 0.0, 1_000.0),
+    decimal_text("link_length_miles", 0.0, 1_000.0),
 ];
 
 /// Names and ONS codes that feed the regions and local authorities tables.
 const AREA_NAMES: &[Column] = &[
-    unstored(col("region_name", Text)),
-    unstored(aliases(col("region_ons_code", Text), &["region_code"])),
-    unstored(col("local_authority_name", Text)),
+    unstored(text("region_name")),
+    unstored(aliases(text("region_ons_code"), &["region_code"])),
+    unstored(text("local_authority_name")),
     unstored(aliases(
-        col("local_authority_code", Text),
+        text("local_authority_code"),
         &["local_authoirty_ons_code", "local_authority_ons_code"],
     )),
 ];
@@ -214,15 +308,11 @@ pub static AADF: Dataset = Dataset {
     paths: &["/average-annual-daily-flow"],
     title: "AADF",
     groups: &[
-        &[
-            id(),
-            required(col("count_point_id", Integer)),
-            required(col("year", Integer)),
-        ],
+        &[id(), required(ident("count_point_id")), required(year())],
         LOCATION,
         &[
-            required(col("estimation_method", Text)),
-            col("estimation_method_detailed", Text),
+            required(code("estimation_method", ESTIMATION_METHODS)),
+            text("estimation_method_detailed"),
         ],
         VEHICLES,
         AREA_NAMES,
@@ -257,16 +347,12 @@ pub static AADF_BY_DIRECTION: Dataset = Dataset {
     paths: &["/average-annual-daily-flow-by-direction"],
     title: "AADF by direction",
     groups: &[
-        &[
-            id(),
-            required(col("count_point_id", Integer)),
-            required(col("year", Integer)),
-        ],
+        &[id(), required(ident("count_point_id")), required(year())],
         LOCATION,
         &[
-            required(col("estimation_method", Text)),
-            col("estimation_method_detailed", Text),
-            required(col("direction_of_travel", Text)),
+            required(code("estimation_method", ESTIMATION_METHODS)),
+            text("estimation_method_detailed"),
+            required(code("direction_of_travel", DIRECTIONS)),
         ],
         VEHICLES,
         AREA_NAMES,
@@ -305,9 +391,9 @@ pub static COUNT_POINTS: Dataset = Dataset {
     groups: &[
         &[
             id(),
-            required(col("count_point_id", Integer)),
+            required(ident("count_point_id")),
             // Recomputed by the loader from the AADF rows when there are any.
-            col("aadf_year", Integer),
+            col("aadf_year", Integer, Domain::Year),
         ],
         LOCATION,
         AREA_NAMES,
@@ -337,11 +423,11 @@ pub static RAW_COUNTS: Dataset = Dataset {
     groups: &[
         &[
             id(),
-            required(col("count_point_id", Integer)),
-            required(col("direction_of_travel", Text)),
-            required(col("year", Integer)),
-            required(col("count_date", Date)),
-            required(col("hour", Integer)),
+            required(ident("count_point_id")),
+            required(code("direction_of_travel", DIRECTIONS)),
+            required(year()),
+            required(col("count_date", Date, Domain::Date)),
+            required(col("hour", Integer, Domain::Whole { min: 0, max: 23 })),
         ],
         LOCATION,
         VEHICLES,
@@ -389,24 +475,24 @@ pub static LOCAL_AUTHORITY_TRAFFIC: Dataset = Dataset {
     title: "local authority traffic",
     groups: &[&[
         id(),
-        required(col("year", Integer)),
-        col("region_id", Integer),
-        required(col("local_authority_id", Integer)),
-        aliases(col("local_authority_name", Text), &["name"]),
+        required(year()),
+        ident("region_id"),
+        required(ident("local_authority_id")),
+        aliases(text("local_authority_name"), &["name"]),
         aliases(
-            col("ons_code", Text),
+            text("ons_code"),
             &["local_authority_code", "local_authority_ons_code"],
         ),
         required(aliases(
-            col("link_length_km", Number),
+            number("link_length_km", 0.0, 1e6),
             &["total_link_length_km"],
         )),
         aliases(
-            col("link_length_miles", Number),
+            number("link_length_miles", 0.0, 1e6),
             &["total_link_length_miles"],
         ),
-        required(col("cars_and_taxis", Integer)),
-        required(col("all_motor_vehicles", Integer)),
+        required(count("cars_and_taxis")),
+        required(count("all_motor_vehicles")),
     ]],
     filters: &["id", "local_authority_id", "region_id", "year"],
     run_columns: &[],
@@ -423,22 +509,29 @@ pub static REGION_TRAFFIC_BY_ROAD_TYPE: Dataset = Dataset {
     title: "region traffic by road type",
     groups: &[&[
         id(),
-        required(col("year", Integer)),
-        required(col("region_id", Integer)),
+        required(year()),
+        required(ident("region_id")),
         // Published as a code in road_category_name, or only as road_category_id 1..6.
-        aliases(col("road_category", Text), &["road_category_name"]),
+        aliases(
+            code("road_category", ROAD_CATEGORIES),
+            &["road_category_name"],
+        ),
         required(aliases(
-            col("total_link_length_km", Number),
+            number("total_link_length_km", 0.0, 1e7),
             &["link_length_km"],
         )),
         aliases(
-            col("total_link_length_miles", Number),
+            number("total_link_length_miles", 0.0, 1e7),
             &["link_length_miles"],
         ),
-        required(col("all_motor_vehicles", Integer)),
-        required(unstored(col("road_category_id", Integer))),
-        unstored(col("region_name", Text)),
-        unstored(aliases(col("region_ons_code", Text), &["ons_code"])),
+        required(count("all_motor_vehicles")),
+        required(unstored(col(
+            "road_category_id",
+            Integer,
+            Domain::Whole { min: 1, max: 6 },
+        ))),
+        unstored(text("region_name")),
+        unstored(aliases(text("region_ons_code"), &["ons_code"])),
     ]],
     filters: &["id", "region_id", "year", "road_category"],
     run_columns: &[],
@@ -455,25 +548,25 @@ pub static REGION_TRAFFIC_BY_VEHICLE_TYPE: Dataset = Dataset {
     title: "region traffic by vehicle type",
     groups: &[&[
         id(),
-        required(col("year", Integer)),
-        required(col("region_id", Integer)),
+        required(year()),
+        required(ident("region_id")),
         required(aliases(
-            col("total_link_length_km", Number),
+            number("total_link_length_km", 0.0, 1e7),
             &["link_length_km"],
         )),
         aliases(
-            col("total_link_length_miles", Number),
+            number("total_link_length_miles", 0.0, 1e7),
             &["link_length_miles"],
         ),
-        col("pedal_cycles", Integer),
-        col("two_wheeled_motor_vehicles", Integer),
-        required(col("cars_and_taxis", Integer)),
-        col("buses_and_coaches", Integer),
-        col("lgvs", Integer),
-        col("all_hgvs", Integer),
-        required(col("all_motor_vehicles", Integer)),
-        unstored(aliases(col("region_name", Text), &[])),
-        unstored(aliases(col("region_ons_code", Text), &["ons_code"])),
+        count("pedal_cycles"),
+        count("two_wheeled_motor_vehicles"),
+        required(count("cars_and_taxis")),
+        count("buses_and_coaches"),
+        count("lgvs"),
+        count("all_hgvs"),
+        required(count("all_motor_vehicles")),
+        unstored(aliases(text("region_name"), &[])),
+        unstored(aliases(text("region_ons_code"), &["ons_code"])),
     ]],
     filters: &["id", "region_id", "year"],
     run_columns: &[],
@@ -484,13 +577,11 @@ pub static REGION_TRAFFIC_BY_VEHICLE_TYPE: Dataset = Dataset {
     from_csv: true,
 };
 
+/// A column the loader computes (derived tables): never read from a CSV cell.
 const fn derived(name: &'static str, ty: ValueType) -> Column {
     Column {
-        name,
-        ty,
         source: Source::Derived,
-        required: false,
-        stored: true,
+        ..col(name, ty, Domain::Text)
     }
 }
 

@@ -1,5 +1,7 @@
 //! SQLite DDL driven by the catalogue: tables, indexes, and the metadata table.
 
+use std::path::Path;
+
 use crate::catalog::{Column, Dataset, Source, ValueType, DATASETS};
 
 /// `CREATE TABLE` for one dataset: its stored columns in record order, `id` as the rowid, and
@@ -58,6 +60,19 @@ pub fn create_all_tables() -> Vec<String> {
     let mut out: Vec<String> = DATASETS.iter().map(|d| create_table(d)).collect();
     out.extend(DATASETS.iter().filter_map(|d| create_runs_table(d)));
     out.push(CREATE_METADATA.to_string());
+    out
+}
+
+/// A path as written in an SQLite `file:` URI (absolute, `?`, `#` and `%` escaped).
+pub fn uri_path(path: &Path) -> String {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = String::new();
+    for c in abs.to_string_lossy().chars() {
+        match c {
+            '?' | '#' | '%' => out.push_str(&format!("%{:02X}", c as u32)),
+            c => out.push(c),
+        }
+    }
     out
 }
 

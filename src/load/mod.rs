@@ -6,25 +6,27 @@
 //! file or the new one, never a partial one.
 
 mod areas;
+mod guard;
 pub mod input;
 mod report;
 mod rows;
+mod target;
 pub mod value;
 
-use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OpenFlags};
 
 use crate::catalog::{self, Dataset};
 use crate::schema;
 pub use report::{LoadReport, Problem, SourceReport};
 use rows::TableLoader;
+use target::Target;
 use value::Value;
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct LoadOptions {
     pub db: PathBuf,
     pub inputs: Vec<PathBuf>,
@@ -38,6 +40,30 @@ pub struct LoadOptions {
     pub countries: Option<PathBuf>,
     /// Draw a progress bar on stderr.
     pub progress: bool,
+    /// Replace the file even if the new one lacks a table the old one has, or holds less than
+    /// half of one's rows.
+    pub allow_shrink: bool,
+    /// A record longer than this is refused at its line, unread.
+    pub max_record_bytes: u64,
+}
+
+/// Real records are under 2 KB.
+pub const DEFAULT_MAX_RECORD_BYTES: u64 = 1 << 20;
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            db: PathBuf::new(),
+            inputs: Vec::new(),
+            skip_bad_rows: false,
+            keep_first: false,
+            release: None,
+            countries: None,
+            progress: false,
+            allow_shrink: false,
+            max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -47,15 +73,31 @@ pub enum LoadError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// An input named on the command line that cannot be read as data.
+    #[error("{0}: not a regular file ({1})")]
+    NotRegular(PathBuf, &'static str),
+    #[error("no CSV file found in {0}")]
+    NoCsv(PathBuf),
+    #[error("{0}: not a readable zip archive: {1}")]
+    Zip(PathBuf, String),
+    /// `--db` names something a load must not replace.
+    #[error("--db {0}: {1}")]
+    Target(PathBuf, String),
     /// The input is not what a load can take; the message says where and why.
     #[error("{0}")]
     Refused(String),
     #[error("{}", report::bad_rows_message(.0))]
     BadRows(Box<LoadReport>),
+    /// The new file would hold far less than the one it replaces.
+    #[error("{}", report::shrink_message(.0))]
+    Shrinks(Box<LoadReport>),
     #[error("SQLite: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error("another load into {0} is in progress")]
     Busy(PathBuf),
+    /// The SQLite thread stopped early; its own error says why.
+    #[error("the SQLite writer stopped")]
+    WriterStopped,
 }
 
 impl LoadError {
@@ -90,9 +132,10 @@ const BATCH_ROWS: usize = 2048;
 
 /// What the reading thread sends the SQLite thread.
 pub(crate) enum ToWriter {
+    /// Rows of the table, one after another: each is `table.columns().count()` values.
     Rows {
         table: &'static Dataset,
-        rows: Vec<Vec<Value>>,
+        values: Vec<Value>,
     },
     /// Rows of the table's runs table: first_id, last_id, then the run columns.
     Runs {
@@ -103,111 +146,116 @@ pub(crate) enum ToWriter {
     Finished(&'static Dataset),
 }
 
-/// The temporary file a load builds, beside the target so that the rename is atomic.
-pub fn partial_path(db: &Path) -> PathBuf {
-    let mut name = db.file_name().unwrap_or_default().to_os_string();
-    name.push(".partial");
-    db.with_file_name(name)
+/// The reading thread's end of the link to the SQLite thread. Batches go over; their emptied
+/// buffers come back to be filled again, so the rows' memory is allocated once rather than
+/// once per batch (fresh megabytes each time, with their page faults).
+pub(crate) struct WriterLink {
+    tx: mpsc::SyncSender<ToWriter>,
+    spare: mpsc::Receiver<Vec<Value>>,
+}
+
+impl WriterLink {
+    pub fn send(&self, message: ToWriter) -> Result<(), LoadError> {
+        self.tx.send(message).map_err(|_| LoadError::WriterStopped)
+    }
+
+    /// Sends a batch of rows; gives back an empty buffer for the next one.
+    pub fn send_rows(
+        &self,
+        table: &'static Dataset,
+        values: Vec<Value>,
+        capacity: usize,
+    ) -> Result<Vec<Value>, LoadError> {
+        self.send(ToWriter::Rows { table, values })?;
+        Ok(self
+            .spare
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(capacity)))
+    }
 }
 
 /// Runs a whole load. On success the target file has been replaced; on failure it is untouched
-/// and the temporary file removed.
+/// and nothing is left behind.
 pub fn run(opts: &LoadOptions) -> Result<LoadReport, LoadError> {
     let started = Instant::now();
     if opts.inputs.is_empty() {
         return Err(LoadError::Refused("no input files given".into()));
     }
-    let (sources, files) = input::expand(&opts.inputs)?;
+    let target = Target::claim(&opts.db)?;
+    let inputs = input::expand(&opts.inputs)?;
+    target.check_not_an_input(&opts.db, &inputs.ids)?;
     // Hash the input files on the side while the rows are read.
     let hashing = {
-        let files = files.clone();
+        let files = inputs.files.clone();
         std::thread::spawn(move || {
             files
                 .iter()
-                .map(|f| input::sha256_file(f).map_err(|e| LoadError::io(f, e)))
+                .map(|f| input::sha256_file(f))
                 .collect::<Result<Vec<String>, LoadError>>()
         })
     };
-    let kinds = rows::classify(&sources)?;
+    let kinds = rows::classify(&inputs.sources, opts.max_record_bytes)?;
     let countries = areas::read_countries(opts.countries.as_deref())?;
 
-    let partial = partial_path(&opts.db);
-    let lock = lock_partial(&partial, &opts.db)?;
-    let result =
-        build(opts, &partial, &sources, &kinds, &countries, started).and_then(|mut report| {
-            let hashes = hashing.join().expect("hashing thread")?;
-            report.sources = files
-                .iter()
-                .zip(hashes)
-                .map(|(f, sha256)| SourceReport {
-                    file: f.display().to_string(),
-                    bytes: std::fs::metadata(f).map(|m| m.len()).unwrap_or(0),
-                    sha256,
-                })
-                .collect();
-            finish(&partial, &report)?;
-            // Make the new file durable before it replaces the old one.
-            File::open(&partial)
-                .and_then(|f| f.sync_all())
-                .map_err(|e| LoadError::io(&partial, e))?;
-            std::fs::rename(&partial, &opts.db).map_err(|e| LoadError::io(&opts.db, e))?;
-            if let Some(dir) = opts.db.parent().filter(|d| !d.as_os_str().is_empty()) {
-                // The rename itself is durable once the directory is synced.
-                let _ = File::open(dir).and_then(|d| d.sync_all());
-            }
-            report.elapsed_seconds = started.elapsed().as_secs_f64();
-            Ok(report)
-        });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&partial);
+    let partial = target.create_partial()?;
+    let mut report = build(
+        opts,
+        partial.path(),
+        &inputs.sources,
+        &kinds,
+        &countries,
+        started,
+    )?;
+    report.skipped_inputs = inputs.skipped;
+    report.previous_rows = target.previous.clone();
+    let hashes = hashing
+        .join()
+        .map_err(|_| LoadError::Refused("the hashing thread failed".into()))??;
+    report.sources = inputs
+        .files
+        .iter()
+        .zip(hashes)
+        .map(|(f, sha256)| SourceReport {
+            file: f.display().to_string(),
+            bytes: std::fs::metadata(f).map(|m| m.len()).unwrap_or(0),
+            sha256,
+        })
+        .collect();
+    report.shrunk = target.shrinks(&report.rows);
+    if !report.shrunk.is_empty() && !opts.allow_shrink {
+        return Err(LoadError::Shrinks(Box::new(report)));
     }
-    drop(lock);
-    result
+    finish(partial.path(), &report)?;
+    target.swap_in(partial)?;
+    report.elapsed_seconds = started.elapsed().as_secs_f64();
+    Ok(report)
 }
 
-/// Takes the lock that keeps two loads from building the same file: a lock on the temporary
-/// file itself. Another load may rename or remove the file between our open and our lock, so
-/// the lock only counts if the locked file is still the one at that path.
-fn lock_partial(partial: &Path, db: &Path) -> Result<File, LoadError> {
-    use std::os::unix::fs::MetadataExt;
-    for _ in 0..10 {
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .read(true)
-            .open(partial)
-            .map_err(|e| LoadError::io(partial, e))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(LoadError::Busy(db.to_path_buf()))
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(LoadError::io(partial, e)),
-        }
-        let locked = file.metadata().map_err(|e| LoadError::io(partial, e))?;
-        match std::fs::metadata(partial) {
-            Ok(now) if now.ino() == locked.ino() && now.dev() == locked.dev() => return Ok(file),
-            _ => continue, // renamed or removed under us: open the new one
-        }
-    }
-    Err(LoadError::Busy(db.to_path_buf()))
+/// Opens the new file: exclusively ours, created by [`Target::create_partial`], never
+/// reached through a link.
+fn open_partial(partial: &Path) -> Result<Connection, LoadError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Ok(Connection::open_with_flags(partial, flags)?)
 }
 
 fn open_for_build(partial: &Path) -> Result<Connection, LoadError> {
-    // Start from an empty file whatever an interrupted load left there.
-    File::create(partial).map_err(|e| LoadError::io(partial, e))?;
-    let conn = Connection::open(partial)?;
+    let conn = open_partial(partial)?;
     // No journal and no syncs while building: the file is not the target until renamed, and a
-    // crash just leaves a temporary file that the next load overwrites.
-    conn.execute_batch(
+    // crash just leaves a temporary file that the next load removes. Sorts spill beside it,
+    // not into /tmp.
+    let dir = partial.parent().unwrap_or(Path::new("."));
+    conn.execute_batch(&format!(
         "PRAGMA page_size = 32768;
          PRAGMA journal_mode = OFF;
          PRAGMA synchronous = OFF;
          PRAGMA locking_mode = EXCLUSIVE;
          PRAGMA cache_size = -32768;
-         PRAGMA threads = 2;",
-    )?;
+         PRAGMA threads = 2;
+         PRAGMA temp_store_directory = '{}';",
+        dir.display().to_string().replace('\'', "''")
+    ))?;
     for ddl in schema::create_all_tables() {
         conn.execute_batch(&ddl)?;
     }
@@ -222,10 +270,11 @@ fn insert_sql(table: &str, columns: &[&str]) -> String {
     )
 }
 
-fn insert_all(
+/// Inserts rows, binding the first `width` values of each.
+fn insert_all<'v>(
     conn: &Connection,
     sql: &str,
-    rows: &[Vec<Value>],
+    rows: impl Iterator<Item = &'v [Value]>,
     width: usize,
 ) -> Result<(), LoadError> {
     let mut stmt = conn.prepare_cached(sql)?;
@@ -256,20 +305,25 @@ fn create_indexes(conn: &Connection, d: &Dataset) -> Result<(), LoadError> {
 fn spawn_writer(
     conn: Connection,
     batches: mpsc::Receiver<ToWriter>,
+    spare: mpsc::Sender<Vec<Value>>,
 ) -> std::thread::JoinHandle<Result<(Connection, Vec<&'static str>), LoadError>> {
     std::thread::spawn(move || {
         conn.execute_batch("BEGIN")?;
         let mut indexed = Vec::new();
         for message in batches {
             match message {
-                ToWriter::Rows { table, rows } => {
+                ToWriter::Rows { table, mut values } => {
                     let names: Vec<&str> = table.stored_columns().map(|c| c.name).collect();
-                    insert_all(&conn, &insert_sql(table.table, &names), &rows, names.len())?;
+                    let rows = values.chunks(table.columns().count());
+                    insert_all(&conn, &insert_sql(table.table, &names), rows, names.len())?;
+                    values.clear();
+                    let _ = spare.send(values);
                 }
                 ToWriter::Runs { table, runs } => {
                     let runs_table = table.runs_table().expect("a dataset with runs");
                     let names = [&["first_id", "last_id"], table.run_columns].concat();
-                    insert_all(&conn, &insert_sql(&runs_table, &names), &runs, names.len())?;
+                    let rows = runs.iter().map(Vec::as_slice);
+                    insert_all(&conn, &insert_sql(&runs_table, &names), rows, names.len())?;
                 }
                 ToWriter::Finished(table) if final_when_read(table) => {
                     create_indexes(&conn, table)?;
@@ -292,7 +346,12 @@ fn build(
 ) -> Result<LoadReport, LoadError> {
     let conn = open_for_build(partial)?;
     let (tx, rx) = mpsc::sync_channel::<ToWriter>(8);
-    let writer = spawn_writer(conn, rx);
+    let (spare_tx, spare_rx) = mpsc::channel();
+    let writer = spawn_writer(conn, rx, spare_tx);
+    let link = WriterLink {
+        tx,
+        spare: spare_rx,
+    };
     let progress = report::Progress::new(opts.progress, sources.iter().map(|s| s.size).sum());
     let mut report = LoadReport::default();
     let mut areas = areas::Areas::default();
@@ -307,24 +366,23 @@ fn build(
                 .map(|(s, _)| s)
                 .collect();
             let bytes = mine.iter().map(|s| s.size).sum();
-            let mut table = TableLoader::new(dataset, opts.skip_bad_rows, opts.keep_first, bytes);
+            let mut table = TableLoader::new(dataset, opts, bytes);
+            let mut sinks = rows::Sinks {
+                link: &link,
+                progress: &progress,
+                areas: &mut areas,
+                aadf_points: &mut aadf_points,
+                report: &mut report,
+            };
             for source in mine {
-                table.load_source(
-                    source,
-                    &tx,
-                    &progress,
-                    &mut areas,
-                    &mut aadf_points,
-                    &mut report,
-                )?;
+                table.load_source(source, &mut sinks)?;
             }
-            duplicate_places.extend(table.finish(&tx, &mut report)?);
-            tx.send(ToWriter::Finished(dataset))
-                .map_err(|_| LoadError::Refused("the SQLite writer stopped".into()))?;
+            duplicate_places.extend(table.finish(&link, &mut report)?);
+            link.send(ToWriter::Finished(dataset))?;
         }
         Ok(())
     })();
-    drop(tx);
+    drop(link);
     progress.finish();
     // The writer's error, if any, is the cause of a closed channel: report it first.
     let (conn, indexed) = writer.join().expect("writer thread")?;
@@ -361,7 +419,7 @@ fn build(
 
 /// Writes the metadata table (once the source hashes are known) and closes the file.
 fn finish(partial: &Path, report: &LoadReport) -> Result<(), LoadError> {
-    let conn = Connection::open(partial)?;
+    let conn = open_partial(partial)?;
     conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
     let mut put = conn.prepare("INSERT INTO metadata (key, value) VALUES (?1, ?2)")?;
     for (key, value) in report.metadata() {

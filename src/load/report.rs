@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use super::input::InputSource;
+use super::target::Shrunk;
 use crate::catalog::SCHEMA_VERSION;
 
 /// How many problems of each sort are listed; the rest are counted.
@@ -41,6 +42,7 @@ impl std::fmt::Display for Problem {
     }
 }
 
+/// What a warning is about. Each is kept and counted, with its first places.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WarningKind {
@@ -52,6 +54,39 @@ pub enum WarningKind {
     HourZero,
     /// A total that differs from the sum of its parts (independent rounding).
     TotalMismatch,
+    /// Bytes that are not UTF-8, read as Windows-1252.
+    NotUtf8,
+    /// A `"` left inside a field after parsing.
+    QuoteInField,
+    /// Text after a closing quote, merged into the field (`"Isles of Scilly"x`).
+    TextAfterQuote,
+    /// The last line has no line end: the file may have been cut short.
+    NoFinalLineEnd,
+    /// A code outside its column's known vocabulary.
+    UnknownCode,
+}
+
+impl std::fmt::Display for WarningKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            WarningKind::IgnoredColumns => "columns not read (no record has them)",
+            WarningKind::MissingColumn => "columns missing from the file (left empty)",
+            WarningKind::NegativeCount => "negative counts (kept)",
+            WarningKind::HourZero => "counts at hour 0 (kept)",
+            WarningKind::TotalMismatch => {
+                "totals that differ from the sum of their parts (kept: independent rounding)"
+            }
+            WarningKind::NotUtf8 => "bytes that are not UTF-8 (read as Windows-1252)",
+            WarningKind::QuoteInField => "a quote character inside a field (a quoting mistake?)",
+            WarningKind::TextAfterQuote => {
+                "text after a closing quote (merged into the field: a quoting mistake?)"
+            }
+            WarningKind::NoFinalLineEnd => {
+                "no line end after the last line: the file may have been cut short"
+            }
+            WarningKind::UnknownCode => "values outside their column's known codes (kept)",
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -87,7 +122,13 @@ pub struct LoadReport {
     pub duplicates_kept_first: bool,
     pub warnings: Vec<Warning>,
     pub notes: Vec<String>,
+    /// Entries of input folders not read (not regular files, loops), and repeated inputs.
+    pub skipped_inputs: Vec<String>,
     pub sources: Vec<SourceReport>,
+    /// Rows per table of the file this load replaces.
+    pub previous_rows: Option<Vec<TableRows>>,
+    /// Tables the new file holds under half of (or none of) the old one's rows.
+    pub shrunk: Vec<Shrunk>,
     pub elapsed_seconds: f64,
 }
 
@@ -154,9 +195,7 @@ impl LoadReport {
     pub fn human(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "Loaded in {:.1} s:", self.elapsed_seconds);
-        for TableRows { table, rows } in &self.rows {
-            let _ = writeln!(out, "  {table:<32} {rows:>10} rows");
-        }
+        out.push_str(&self.rows_table());
         if self.rejected_count > 0 {
             let _ = writeln!(out, "Rows skipped (unreadable): {}", self.rejected_count);
             for p in &self.rejected {
@@ -174,13 +213,38 @@ impl LoadReport {
             }
         }
         for w in &self.warnings {
-            let _ = writeln!(out, "Warning: {:?} x{}", w.kind, w.count);
+            let _ = writeln!(out, "Warning: {} ({})", w.kind, w.count);
             for e in &w.examples {
                 let _ = writeln!(out, "  {e}");
             }
         }
+        listed(&mut out, "Not read", &self.skipped_inputs);
         for n in &self.notes {
             let _ = writeln!(out, "Note: {n}");
+        }
+        out
+    }
+
+    /// Rows per table, and, when the load replaces a file, that file's rows beside them.
+    pub fn rows_table(&self) -> String {
+        let mut out = String::new();
+        let before = |table: &str| {
+            self.previous_rows
+                .as_ref()
+                .map(|p| p.iter().find(|t| t.table == table).map_or(0, |t| t.rows))
+        };
+        if self.previous_rows.is_some() {
+            let _ = writeln!(out, "  {:<32} {:>10} {:>10}", "table", "before", "after");
+        }
+        for TableRows { table, rows } in &self.rows {
+            match before(table) {
+                Some(b) => {
+                    let _ = writeln!(out, "  {table:<32} {b:>10} {rows:>10}");
+                }
+                None => {
+                    let _ = writeln!(out, "  {table:<32} {rows:>10} rows");
+                }
+            }
         }
         out
     }
@@ -239,6 +303,38 @@ pub fn bad_rows_message(report: &LoadReport) -> String {
         let _ = writeln!(out, "load refused: {count} {what} ({fix})");
     }
     out.trim_end().to_string()
+}
+
+/// Why a load that would replace a file with much less was refused.
+pub fn shrink_message(report: &LoadReport) -> String {
+    let mut out =
+        String::from("load refused: the new file would hold much less than the one it replaces:\n");
+    for s in &report.shrunk {
+        let what = if s.after == 0 { "none" } else { "under half" };
+        let _ = writeln!(
+            out,
+            "  {:<32} {:>10} -> {:>10} ({what})",
+            s.table, s.before, s.after
+        );
+    }
+    out.push_str("Rows per table:\n");
+    out.push_str(&report.rows_table());
+    out.push_str("--allow-shrink replaces it all the same");
+    out
+}
+
+/// Lines under a heading: the first [`LISTED`], then a count of the rest.
+pub fn listed(out: &mut String, heading: &str, lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "{heading}: {}", lines.len());
+    for l in lines.iter().take(LISTED) {
+        let _ = writeln!(out, "  {l}");
+    }
+    if lines.len() > LISTED {
+        let _ = writeln!(out, "  ... and {} more", lines.len() - LISTED);
+    }
 }
 
 /// A progress bar on stderr: bytes read, rows, rows per second, ETA.

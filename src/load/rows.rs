@@ -1,70 +1,115 @@
 //! Reading the rows of one kind of file: header mapping, cell checks, natural keys, ids.
 
+use std::cell::RefCell;
 use std::io::Read;
-use std::sync::mpsc::SyncSender;
+use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::areas::{AadfPoints, Areas};
-use super::input::{self, InputSource};
-use super::report::{LoadReport, Problem, Progress, WarningKind};
-use super::value::{self, Value};
-use super::{LoadError, ToWriter, BATCH_ROWS};
+use super::guard::{self, StreamNotes};
+use super::input::{self, InputSource, SourceReader};
+use super::report::{self, LoadReport, Problem, Progress, WarningKind};
+use super::value::{self, Notes, Value};
+use super::{LoadError, LoadOptions, ToWriter, WriterLink, BATCH_ROWS};
 use crate::catalog::{self, Column, Dataset, Source, ValueType};
 
-fn csv_reader<R: Read>(r: R) -> csv::Reader<R> {
-    csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .buffer_capacity(1 << 20)
-        .from_reader(r)
+/// A source opened for its rows: the parser past the header, the header's names, and what
+/// the stream guard notes.
+pub struct Opened<'r> {
+    rdr: csv::Reader<Box<dyn Read + 'r>>,
+    pub headers: Vec<String>,
+    notes: Rc<RefCell<StreamNotes>>,
 }
 
-/// A CSV reader over a source, past its first bytes (read to sniff the file) and its header.
-type RowReader<'r> = csv::Reader<Box<dyn Read + 'r>>;
+/// How far into a source the kind of file is sniffed from.
+const SNIFFED_BYTES: u64 = 512;
 
-/// Reads a source's header (after checking it is CSV at all) and gives back the reader
-/// positioned on the first row.
-fn read_header<'r>(
+/// Reads a source's header (after checking it is CSV at all) and gives back the parser
+/// positioned on the first row. A header of tabs without commas is a tab-separated file (what
+/// a spreadsheet's "Unicode text" export writes).
+pub fn read_header<'r>(
     source: &InputSource,
-    reader: &'r mut dyn Read,
-) -> Result<(RowReader<'r>, Vec<String>), String> {
-    let mut head = Vec::with_capacity(512);
-    reader
-        .take(512)
+    reader: SourceReader<'r>,
+) -> Result<Opened<'r>, String> {
+    let name = source.name();
+    let mut head = Vec::with_capacity(SNIFFED_BYTES as usize);
+    let mut stream = reader.reader;
+    (&mut stream)
+        .take(SNIFFED_BYTES)
         .read_to_end(&mut head)
-        .map_err(|e| format!("{}: {e}", source.name()))?;
+        .map_err(|e| stream_error(&name, &csv::Error::from(e)))?;
     if let Some(what) = input::sniff_not_csv(&head) {
-        return Err(format!("{}: refused: this file is {what}", source.name()));
+        return Err(format!("{name}: refused: this file is {what}"));
     }
-    let chained: Box<dyn Read + 'r> = Box::new(std::io::Cursor::new(head).chain(reader));
-    let mut rdr = csv_reader(chained);
+    let first_line = &head[..memchr::memchr(b'\n', &head).unwrap_or(head.len())];
+    let tabs = first_line.contains(&b'\t') && !first_line.contains(&b',');
+    let chained: Box<dyn Read + 'r> = Box::new(std::io::Cursor::new(head).chain(stream));
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(if tabs { b'\t' } else { b',' })
+        .buffer_capacity(1 << 20)
+        .from_reader(chained);
     let mut record = csv::ByteRecord::new();
     match rdr.read_byte_record(&mut record) {
         Ok(true) => {}
-        Ok(false) => return Err(format!("{}: refused: the file is empty", source.name())),
-        Err(e) => {
-            return Err(format!(
-                "{}: refused: unreadable CSV header: {e}",
-                source.name()
-            ))
-        }
+        Ok(false) => return Err(format!("{name}: refused: the file is empty")),
+        Err(e) => return Err(stream_error(&name, &e)),
     }
-    let headers = record
+    let headers: Vec<String> = record
         .iter()
-        .map(|h| input::normalise_header(&value::decode(h)))
+        .map(|h| input::normalise_header(&value::decode(h).0))
         .collect();
-    Ok((rdr, headers))
+    if let Some((first, second)) = repeated(&headers) {
+        return Err(format!(
+            "{name}:1: refused: the header names {} twice (columns {} and {})",
+            value::shown(&headers[first]),
+            first + 1,
+            second + 1
+        ));
+    }
+    Ok(Opened {
+        rdr,
+        headers,
+        notes: reader.notes,
+    })
 }
 
-/// Recognises the kind of every source; refuses the load naming every file it cannot take.
-pub fn classify(sources: &[InputSource]) -> Result<Vec<&'static Dataset>, LoadError> {
+/// The first two positions of a header name given twice (empty names aside).
+fn repeated(headers: &[String]) -> Option<(usize, usize)> {
+    headers.iter().enumerate().find_map(|(i, h)| {
+        let again = headers[i + 1..]
+            .iter()
+            .position(|g| g == h && !h.is_empty())?;
+        Some((i, i + 1 + again))
+    })
+}
+
+/// A read that failed, as `file:line: reason`.
+fn stream_error(name: &str, e: &csv::Error) -> String {
+    if let Some(long) = guard::record_too_long(e) {
+        return format!("{name}:{}: {long}", long.line);
+    }
+    let line = e.position().map_or(0, |p| p.line());
+    match e.kind() {
+        csv::ErrorKind::Io(io) => format!("{name}:{line}: unreadable: {io}"),
+        _ => format!("{name}:{line}: unreadable CSV: {e}"),
+    }
+}
+
+/// Recognises the kind of every source; refuses the load naming every file it cannot take
+/// (the first few, and how many more).
+pub fn classify(
+    sources: &[InputSource],
+    max_record_bytes: u64,
+) -> Result<Vec<&'static Dataset>, LoadError> {
     let mut kinds = Vec::new();
     let mut refusals = Vec::new();
     for source in sources {
-        let kind = input::with_reader(source, |r| {
+        let kind = input::with_reader(source, max_record_bytes, |r| {
             Ok(read_header(source, r)
-                .and_then(|(_, headers)| input::recognise(&source.name(), &headers)))
+                .and_then(|opened| input::recognise(&source.name(), &opened.headers)))
         })?;
         match kind {
             Ok(k) => kinds.push(k),
@@ -72,10 +117,11 @@ pub fn classify(sources: &[InputSource]) -> Result<Vec<&'static Dataset>, LoadEr
         }
     }
     if refusals.is_empty() {
-        Ok(kinds)
-    } else {
-        Err(LoadError::Refused(refusals.join("\n")))
+        return Ok(kinds);
     }
+    let mut message = String::new();
+    report::listed(&mut message, "Files refused", &refusals);
+    Err(LoadError::Refused(message.trim_end().to_string()))
 }
 
 /// Where the columns the loader treats specially sit in a dataset's rows.
@@ -86,6 +132,8 @@ struct Positions {
     road_category: Option<usize>,
     road_category_id: Option<usize>,
     key: Vec<(usize, &'static Column)>,
+    /// Columns every row must have a value in: the key, and those declared filled.
+    filled: Vec<(usize, &'static Column)>,
     runs: Vec<usize>,
     counts: Vec<usize>,
     /// (total, its parts): totals that usually equal the sum of their parts.
@@ -138,6 +186,11 @@ impl Positions {
             road_category: pos("road_category"),
             road_category_id: pos("road_category_id"),
             key: d.natural_key.iter().map(located).collect(),
+            filled: d
+                .columns()
+                .enumerate()
+                .filter(|(_, c)| c.filled || d.natural_key.contains(&c.name))
+                .collect(),
             runs: d.run_columns.iter().map(|n| located(n).0).collect(),
             counts,
             totals,
@@ -331,6 +384,7 @@ pub struct TableLoader {
     dataset: &'static Dataset,
     skip_bad_rows: bool,
     keep_first: bool,
+    max_record_bytes: u64,
     pos: Positions,
     area_pos: super::areas::AreaPositions,
     next_id: i64,
@@ -341,28 +395,41 @@ pub struct TableLoader {
     places: Places,
     pending: Vec<PendingDuplicate>,
     rows: u64,
-    batch: Vec<Vec<Value>>,
+    /// Values per row: every column of the dataset.
+    width: usize,
+    /// Rows read and kept, waiting to be sent to the SQLite thread, one after another.
+    batch: Vec<Value>,
+    /// The row being read (its memory is reused for every row).
+    scratch: Vec<Value>,
     run: Option<Run>,
     runs: Vec<Vec<Value>>,
-    /// Time spent waiting for the SQLite thread (for the log).
-    waited: std::time::Duration,
+    /// Each column's last cell as read and its value, when it had nothing to report.
+    last_cells: Vec<Option<(Vec<u8>, Value)>>,
 }
+
+/// What the rows of every table feed besides their own table.
+pub struct Sinks<'a> {
+    pub link: &'a WriterLink,
+    pub progress: &'a Progress,
+    pub areas: &'a mut Areas,
+    pub aadf_points: &'a mut AadfPoints,
+    pub report: &'a mut LoadReport,
+}
+
+/// Why a row is unreadable: the column, if one is to blame, and the reason.
+type RowProblem = (Option<&'static str>, String);
 
 /// Rough bytes per row of a CSV file, to size the key set once rather than grow it.
 const BYTES_PER_ROW: u64 = 150;
 
 impl TableLoader {
-    pub fn new(
-        dataset: &'static Dataset,
-        skip_bad_rows: bool,
-        keep_first: bool,
-        bytes: u64,
-    ) -> Self {
+    pub fn new(dataset: &'static Dataset, opts: &LoadOptions, bytes: u64) -> Self {
         let pos = Positions::new(dataset);
         TableLoader {
             dataset,
-            skip_bad_rows,
-            keep_first,
+            skip_bad_rows: opts.skip_bad_rows,
+            keep_first: opts.keep_first,
+            max_record_bytes: opts.max_record_bytes,
             interned: vec![FxHashMap::default(); pos.key.len()],
             pos,
             area_pos: super::areas::AreaPositions::new(dataset),
@@ -371,168 +438,215 @@ impl TableLoader {
             places: Places::default(),
             pending: Vec::new(),
             rows: 0,
-            batch: Vec::with_capacity(BATCH_ROWS),
+            width: dataset.columns().count(),
+            batch: Vec::new(),
+            scratch: Vec::new(),
             run: None,
             runs: Vec::new(),
-            waited: std::time::Duration::ZERO,
+            last_cells: vec![None; dataset.columns().count()],
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// A cell's value: the last one of its column again when the bytes are the same (a raw
+    /// count file repeats a count point's location on each of its 24 rows), else parsed.
+    fn cell(
+        &mut self,
+        at: usize,
+        c: &Column,
+        raw: &[u8],
+        place: (&str, u64),
+        report: &mut LoadReport,
+    ) -> Result<Value, RowProblem> {
+        if let Some((bytes, v)) = &self.last_cells[at] {
+            if bytes.as_slice() == raw {
+                return Ok(v.clone());
+            }
+        }
+        let (v, notes) = value::parse(raw, c, self.dataset.integers_strict)
+            .map_err(|bad| (Some(c.name), bad.to_string()))?;
+        if notes.any() {
+            note_cell(report, place.0, place.1, c, &v, notes);
+            self.last_cells[at] = None;
+        } else {
+            let last = self.last_cells[at].get_or_insert_with(|| (Vec::new(), Value::Null));
+            last.0.clear();
+            last.0.extend_from_slice(raw);
+            last.1 = v.clone();
+        }
+        Ok(v)
+    }
+
     pub fn load_source(
         &mut self,
         source: &InputSource,
-        tx: &SyncSender<ToWriter>,
-        progress: &Progress,
-        areas: &mut Areas,
-        aadf_points: &mut AadfPoints,
-        report: &mut LoadReport,
+        sinks: &mut Sinks,
     ) -> Result<(), LoadError> {
         let name = source.name();
         self.places.start_file(name.clone());
-        input::with_reader(source, |reader| {
-            let (mut rdr, headers) = read_header(source, reader).map_err(LoadError::Refused)?;
-            let columns: Vec<&Column> = self.dataset.columns().collect();
-            let mapping: Vec<Option<usize>> = columns
-                .iter()
-                .map(|c| headers.iter().position(|h| input::header_matches(c, h)))
-                .collect();
-            let ignored: Vec<&str> = headers
-                .iter()
-                .filter(|h| !columns.iter().any(|c| input::header_matches(c, h)))
-                .map(String::as_str)
-                .collect();
-            if !ignored.is_empty() {
-                report.warn(WarningKind::IgnoredColumns, &name, Some(ignored.join(", ")));
-            }
-            for (c, m) in columns.iter().zip(&mapping) {
-                if m.is_none() && matches!(c.source, Source::Csv(_)) && c.stored {
-                    report.warn(WarningKind::MissingColumn, &name, Some(c.name.to_string()));
-                }
-            }
+        input::with_reader(source, self.max_record_bytes, |reader| {
+            let mut opened = read_header(source, reader).map_err(LoadError::Refused)?;
+            let mapping = self.map_columns(&name, &opened.headers, sinks.report);
             let mut record = csv::ByteRecord::new();
             loop {
-                match rdr.read_byte_record(&mut record) {
+                match opened.rdr.read_byte_record(&mut record) {
                     Ok(true) => {}
                     Ok(false) => break,
-                    Err(e) => {
-                        let line = e.position().map_or(0, |p| p.line());
-                        return Err(LoadError::Refused(format!(
-                            "{name}:{line}: unreadable CSV: {e}"
-                        )));
-                    }
+                    Err(e) => return Err(LoadError::Refused(stream_error(&name, &e))),
                 }
                 let line = record.position().map_or(0, |p| p.line());
                 if record.len() == 1 && record.get(0).is_some_and(|f| f.is_empty()) {
                     continue; // a blank line
                 }
-                let mut row: Vec<Value> = Vec::with_capacity(columns.len());
-                let mut problem: Option<(Option<&str>, String)> = None;
-                if record.len() != headers.len() {
-                    problem = Some((
-                        None,
-                        format!(
-                            "expected {} fields as in the header, found {}",
-                            headers.len(),
-                            record.len()
-                        ),
-                    ));
-                } else {
-                    for (c, m) in columns.iter().zip(&mapping) {
-                        let v = match m {
-                            Some(i) => {
-                                match value::parse(&record[*i], c.ty, self.dataset.integers_strict)
-                                {
-                                    Ok(v) => v,
-                                    Err(reason) => {
-                                        problem = Some((Some(c.name), reason));
-                                        break;
-                                    }
-                                }
-                            }
-                            None => Value::Null,
-                        };
-                        row.push(v);
-                    }
+                let mut row = std::mem::take(&mut self.scratch);
+                row.clear();
+                match self.read_row(
+                    &record,
+                    &mapping,
+                    opened.headers.len(),
+                    (&name, line),
+                    sinks.report,
+                    &mut row,
+                ) {
+                    Ok(()) => self.accept(&mut row, &name, line, sinks)?,
+                    Err((column, reason)) => sinks
+                        .report
+                        .reject(Problem::new(&name, line, column, reason)),
                 }
-                if problem.is_none() {
-                    self.fix_row(&mut row);
-                    problem = self.check_row(&row);
-                }
-                if let Some((column, reason)) = problem {
-                    report.reject(Problem::new(&name, line, column, reason));
-                    continue;
-                }
-                match self.check_key(&row) {
-                    Ok(key) => {
-                        if !self.keys.insert(key) {
-                            let listed_before = report.duplicates.len();
-                            report.duplicate(
-                                Problem::new(
-                                    &name,
-                                    line,
-                                    None,
-                                    format!(
-                                        "duplicate {} ({})",
-                                        self.dataset.natural_key.join(", "),
-                                        self.key_values(&row)
-                                    ),
-                                ),
-                                self.keep_first,
-                            );
-                            if report.duplicates.len() > listed_before {
-                                self.pending.push(PendingDuplicate {
-                                    listed: listed_before,
-                                    key: self
-                                        .pos
-                                        .key
-                                        .iter()
-                                        .map(|(k, _)| row[*k].clone())
-                                        .collect(),
-                                });
-                            }
-                            continue;
-                        }
-                    }
-                    Err((column, reason)) => {
-                        report.reject(Problem::new(&name, line, Some(column), reason));
-                        continue;
-                    }
-                }
-                self.places.push(line as u32);
-                self.warn_about(&row, &name, line, report);
-                let id = match self.pos.count_point_id {
-                    // Count points keep their published id (the API shows id = count_point_id).
-                    Some(cp) if self.dataset.table == catalog::COUNT_POINTS.table => {
-                        row[cp].as_int().unwrap_or(0)
-                    }
-                    _ => {
-                        let id = self.next_id;
-                        self.next_id += 1;
-                        id
-                    }
-                };
-                row[self.pos.id] = Value::Int(id);
-                areas.observe(&self.area_pos, &row);
-                if self.dataset.table == catalog::AADF.table {
-                    aadf_points.observe(&row);
-                }
-                self.rows += 1;
-                // Once the load is bound to fail, rows are only checked, not inserted.
-                if report.is_clean(self.skip_bad_rows, self.keep_first) {
-                    self.extend_run(id, &row);
-                    self.batch.push(row);
-                    if self.batch.len() >= BATCH_ROWS {
-                        let rows = self.batch.len() as u64;
-                        self.flush(tx)?;
-                        progress.update(rdr.position().byte(), rows);
-                    }
+                self.scratch = row;
+                if self.batch.len() >= BATCH_ROWS * self.width {
+                    let rows = (self.batch.len() / self.width) as u64;
+                    self.flush(sinks.link)?;
+                    sinks.progress.update(opened.rdr.position().byte(), rows);
                 }
             }
-            self.flush(tx)?;
-            progress.source_done(source);
+            self.flush(sinks.link)?;
+            sinks.progress.source_done(source);
+            report_stream_notes(&name, &opened.notes.borrow(), sinks.report);
             Ok(())
         })
+    }
+
+    /// Where each of the dataset's columns is in the file (None: not there), noting the
+    /// columns the file has that no record takes and the record columns it lacks.
+    fn map_columns(
+        &self,
+        name: &str,
+        headers: &[String],
+        report: &mut LoadReport,
+    ) -> Vec<Option<usize>> {
+        let columns: Vec<&Column> = self.dataset.columns().collect();
+        let ignored: Vec<String> = headers
+            .iter()
+            .filter(|h| !columns.iter().any(|c| input::header_matches(c, h)))
+            .map(|h| value::shown(h))
+            .collect();
+        if !ignored.is_empty() {
+            report.warn(WarningKind::IgnoredColumns, name, Some(list_cut(&ignored)));
+        }
+        let mapping: Vec<Option<usize>> = columns
+            .iter()
+            .map(|c| headers.iter().position(|h| input::header_matches(c, h)))
+            .collect();
+        for (c, m) in columns.iter().zip(&mapping) {
+            if m.is_none() && matches!(c.source, Source::Csv(_)) && c.stored {
+                report.warn(WarningKind::MissingColumn, name, Some(c.name.to_string()));
+            }
+        }
+        mapping
+    }
+
+    /// A record's cells, parsed and checked against their columns: the row to keep, or why
+    /// it cannot be kept.
+    fn read_row(
+        &mut self,
+        record: &csv::ByteRecord,
+        mapping: &[Option<usize>],
+        fields: usize,
+        place: (&str, u64),
+        report: &mut LoadReport,
+        row: &mut Vec<Value>,
+    ) -> Result<(), RowProblem> {
+        if record.len() != fields {
+            let found = record.len();
+            return Err((
+                None,
+                format!("expected {fields} fields as in the header, found {found}"),
+            ));
+        }
+        for (at, (c, m)) in self.dataset.columns().zip(mapping).enumerate() {
+            row.push(match m {
+                Some(i) => self.cell(at, c, &record[*i], place, report)?,
+                None => Value::Null,
+            });
+        }
+        self.fix_row(row);
+        match self.check_row(row) {
+            Some(problem) => Err(problem),
+            None => Ok(()),
+        }
+    }
+
+    /// Takes a readable row: checks its key, gives it its id, and sends it on.
+    fn accept(
+        &mut self,
+        row: &mut Vec<Value>,
+        name: &str,
+        line: u64,
+        sinks: &mut Sinks,
+    ) -> Result<(), LoadError> {
+        let report = &mut *sinks.report;
+        let key = match self.check_key(row) {
+            Ok(key) => key,
+            Err((column, reason)) => {
+                report.reject(Problem::new(name, line, Some(column), reason));
+                return Ok(());
+            }
+        };
+        if !self.keys.insert(key) {
+            self.note_duplicate(row, name, line, report);
+            return Ok(());
+        }
+        self.places.push(line as u32);
+        self.warn_about(row, name, line, report);
+        let id = match self.pos.count_point_id {
+            // Count points keep their published id (the API shows id = count_point_id).
+            Some(cp) if self.dataset.table == catalog::COUNT_POINTS.table => {
+                row[cp].as_int().unwrap_or(0)
+            }
+            _ => {
+                let id = self.next_id;
+                self.next_id += 1;
+                id
+            }
+        };
+        row[self.pos.id] = Value::Int(id);
+        sinks.areas.observe(&self.area_pos, row);
+        if self.dataset.table == catalog::AADF.table {
+            sinks.aadf_points.observe(row);
+        }
+        self.rows += 1;
+        // Once the load is bound to fail, rows are only checked, not inserted.
+        if report.is_clean(self.skip_bad_rows, self.keep_first) {
+            self.extend_run(id, row);
+            self.batch.append(row);
+        }
+        Ok(())
+    }
+
+    fn note_duplicate(&mut self, row: &[Value], name: &str, line: u64, report: &mut LoadReport) {
+        let listed_before = report.duplicates.len();
+        let reason = format!(
+            "duplicate {} ({})",
+            self.dataset.natural_key.join(", "),
+            self.key_values(row)
+        );
+        report.duplicate(Problem::new(name, line, None, reason), self.keep_first);
+        if report.duplicates.len() > listed_before {
+            self.pending.push(PendingDuplicate {
+                listed: listed_before,
+                key: self.pos.key.iter().map(|(k, _)| row[*k].clone()).collect(),
+            });
+        }
     }
 
     /// Extends the current run of rows with this one, or closes it and starts another.
@@ -569,23 +683,17 @@ impl TableLoader {
         }
     }
 
-    fn flush(&mut self, tx: &SyncSender<ToWriter>) -> Result<(), LoadError> {
-        let stopped = |_| LoadError::Refused("the SQLite writer stopped".into());
+    fn flush(&mut self, link: &WriterLink) -> Result<(), LoadError> {
         if !self.batch.is_empty() {
-            let rows = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_ROWS));
-            tx.send(ToWriter::Rows {
-                table: self.dataset,
-                rows,
-            })
-            .map_err(stopped)?;
+            let values = std::mem::take(&mut self.batch);
+            self.batch = link.send_rows(self.dataset, values, BATCH_ROWS * self.width)?;
         }
         if self.runs.len() >= BATCH_ROWS {
             let runs = std::mem::take(&mut self.runs);
-            tx.send(ToWriter::Runs {
+            link.send(ToWriter::Runs {
                 table: self.dataset,
                 runs,
-            })
-            .map_err(stopped)?;
+            })?;
         }
         Ok(())
     }
@@ -594,7 +702,7 @@ impl TableLoader {
     /// places of duplicates, if there were any.
     pub fn finish(
         mut self,
-        tx: &SyncSender<ToWriter>,
+        link: &WriterLink,
         report: &mut LoadReport,
     ) -> Result<Option<DuplicatePlaces>, LoadError> {
         if let Some(done) = self.run.take() {
@@ -608,20 +716,14 @@ impl TableLoader {
         }
         if !self.runs.is_empty() {
             let runs = std::mem::take(&mut self.runs);
-            tx.send(ToWriter::Runs {
+            link.send(ToWriter::Runs {
                 table: self.dataset,
                 runs,
-            })
-            .map_err(|_| LoadError::Refused("the SQLite writer stopped".into()))?;
+            })?;
         }
         if !self.places.files.is_empty() {
             report.add_rows(self.dataset.table, self.rows);
-            log::info!(
-                "{}: {} rows, {:.1} s waiting for SQLite",
-                self.dataset.table,
-                self.rows,
-                self.waited.as_secs_f64()
-            );
+            log::info!("{}: {} rows", self.dataset.table, self.rows);
         }
         Ok((!self.pending.is_empty()).then(|| DuplicatePlaces {
             dataset: self.dataset,
@@ -646,12 +748,17 @@ impl TableLoader {
         }
     }
 
-    fn check_row(&self, row: &[Value]) -> Option<(Option<&'static str>, String)> {
+    fn check_row(&self, row: &[Value]) -> Option<RowProblem> {
         self.pos
-            .key
+            .filled
             .iter()
             .find(|(k, _)| row[*k] == Value::Null)
-            .map(|(_, c)| (Some(c.name), "missing value in a key column".to_string()))
+            .map(|(_, c)| {
+                (
+                    Some(c.name),
+                    "no value, and every row needs one".to_string(),
+                )
+            })
     }
 
     /// Packs the natural key into 64 bits: the leading id gets 32 bits, a date 16 (days since
@@ -684,7 +791,7 @@ impl TableLoader {
                 _ => {
                     return Err((
                         column.name,
-                        format!("value {:?} out of the range of a key", row[*k]),
+                        format!("value '{}' is out of the range of a key", row[*k]),
                     ))
                 }
             }
@@ -696,11 +803,7 @@ impl TableLoader {
         self.pos
             .key
             .iter()
-            .map(|(k, _)| match &row[*k] {
-                Value::Int(v) => v.to_string(),
-                Value::Text(t) => t.to_string(),
-                other => format!("{other:?}"),
-            })
+            .map(|(k, _)| row[*k].to_string())
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -728,6 +831,63 @@ impl TableLoader {
                 }
             }
         }
+    }
+}
+
+/// A list of names, the first ten and how many more.
+fn list_cut(names: &[String]) -> String {
+    let mut out = names
+        .iter()
+        .take(10)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > 10 {
+        out.push_str(&format!(" and {} more", names.len() - 10));
+    }
+    out
+}
+
+/// Warnings for the surprises in a cell that is kept.
+fn note_cell(report: &mut LoadReport, name: &str, line: u64, c: &Column, v: &Value, notes: Notes) {
+    let place = format!("{name}:{line}");
+    let shown = || v.as_text().map_or_else(String::new, value::shown);
+    if notes.not_utf8 {
+        report.warn(
+            WarningKind::NotUtf8,
+            &place,
+            Some(format!("{}: read as '{}'", c.name, shown())),
+        );
+    }
+    if notes.quote {
+        report.warn(
+            WarningKind::QuoteInField,
+            &place,
+            Some(format!("{}: '{}'", c.name, shown())),
+        );
+    }
+    if let (true, catalog::Domain::Code(codes)) = (notes.unknown_code, c.domain) {
+        let detail = format!(
+            "{}: '{}' is not one of {}",
+            c.name,
+            shown(),
+            codes.join(", ")
+        );
+        report.warn(WarningKind::UnknownCode, &place, Some(detail));
+    }
+}
+
+/// Warnings for what the stream guard saw in a whole file.
+fn report_stream_notes(name: &str, notes: &StreamNotes, report: &mut LoadReport) {
+    for line in &notes.text_after_quote {
+        report.warn(WarningKind::TextAfterQuote, &format!("{name}:{line}"), None);
+    }
+    let unlisted = notes.text_after_quote_count - notes.text_after_quote.len() as u64;
+    for _ in 0..unlisted {
+        report.warn(WarningKind::TextAfterQuote, name, None);
+    }
+    if let Some(line) = notes.unterminated_last_line {
+        report.warn(WarningKind::NoFinalLineEnd, &format!("{name}:{line}"), None);
     }
 }
 

@@ -4,7 +4,7 @@ use compact_str::CompactString;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::ToSql;
 
-use crate::catalog::ValueType;
+use crate::catalog::{Column, Domain, ValueType, MAX_COUNT, YEARS};
 
 /// A cell. Text is a `CompactString`: the codes, names and coordinates that make up most
 /// cells fit inline, so reading millions of rows does not allocate for each of them.
@@ -39,6 +39,18 @@ impl Value {
     }
 }
 
+/// A value as a message shows it.
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Null => f.write_str("(empty)"),
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Real(v) => write!(f, "{v}"),
+            Value::Text(t) => f.write_str(&shown(t)),
+        }
+    }
+}
+
 impl ToSql for Value {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         Ok(ToSqlOutput::Borrowed(match self {
@@ -50,55 +62,218 @@ impl ToSql for Value {
     }
 }
 
-/// Decodes a cell: UTF-8, or Windows-1252's Latin-1 range for older files saved by Excel.
-pub fn decode(raw: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(raw) {
-        Ok(s) => s.into(),
-        Err(_) => raw.iter().map(|&b| b as char).collect::<String>().into(),
+/// A cell that cannot be stored: what it holds, and what its column takes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("value '{shown}' is not {expected}")]
+pub struct BadValue {
+    /// The value as read, cut short and with control characters escaped.
+    pub shown: String,
+    pub expected: String,
+}
+
+impl BadValue {
+    fn new(text: &str, expected: impl Into<String>) -> Self {
+        BadValue {
+            shown: shown(text),
+            expected: expected.into(),
+        }
     }
 }
 
-fn parse_float(text: &str) -> Option<f64> {
-    let v: f64 = text.parse().ok()?;
-    v.is_finite().then_some(v)
+/// Values echoed in messages are cut to this many characters.
+const SHOWN_CHARS: usize = 60;
+
+/// A value as echoed in a message: at most [`SHOWN_CHARS`] characters, control characters
+/// escaped, so that a huge or binary cell cannot flood the report.
+pub fn shown(text: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == SHOWN_CHARS {
+            out.push_str("...");
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
-/// Parses one cell. An empty cell is null. `strict` refuses fractions in integer columns
-/// (counts must be whole); otherwise published totals like `918298.653` are rounded.
-pub fn parse(raw: &[u8], ty: ValueType, strict: bool) -> Result<Value, String> {
-    let text = decode(raw);
+/// Surprises in a cell that is kept: reported as warnings.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Notes {
+    /// Bytes that are not UTF-8, read as Windows-1252.
+    pub not_utf8: bool,
+    /// A `"` inside the field: a quoting mistake in the file, most likely.
+    pub quote: bool,
+    /// A code outside its column's known vocabulary.
+    pub unknown_code: bool,
+}
+
+impl Notes {
+    pub fn any(self) -> bool {
+        self.not_utf8 || self.quote || self.unknown_code
+    }
+}
+
+/// Decodes a cell: UTF-8, or, for bytes that are not UTF-8 (older files saved by Excel),
+/// Windows-1252, noted.
+pub fn decode(raw: &[u8]) -> (std::borrow::Cow<'_, str>, bool) {
+    match std::str::from_utf8(raw) {
+        Ok(s) => (s.into(), false),
+        Err(_) => (
+            encoding_rs::WINDOWS_1252.decode_without_bom_handling(raw).0,
+            true,
+        ),
+    }
+}
+
+/// Parses one cell of a column: checks it against the column's domain and gives the value to
+/// store (an empty cell is null), with the surprises to report. `strict` refuses fractions in
+/// counts (AADF and raw counts are whole vehicles); otherwise published totals such as
+/// `918298.653` are rounded.
+pub fn parse(raw: &[u8], column: &Column, strict: bool) -> Result<(Value, Notes), BadValue> {
+    let (text, not_utf8) = decode(raw);
+    let mut notes = Notes {
+        not_utf8,
+        ..Notes::default()
+    };
     let trimmed = text.trim();
     if trimmed.is_empty() {
-        return Ok(Value::Null);
+        return Ok((Value::Null, notes));
     }
-    match ty {
-        ValueType::Text => Ok(Value::Text(CompactString::from(text.as_ref()))),
-        ValueType::Integer => {
-            if let Ok(v) = trimmed.parse::<i64>() {
-                return Ok(Value::Int(v));
-            }
-            let v = parse_float(trimmed)
-                .ok_or_else(|| format!("expected an integer, found {trimmed:?}"))?;
-            if strict && v.fract() != 0.0 {
-                return Err(format!(
-                    "expected a whole number, found the fraction {trimmed:?}"
-                ));
-            }
-            if v.abs() >= 9.0e18 {
-                return Err(format!("number out of range: {trimmed:?}"));
-            }
-            Ok(Value::Int(v.round() as i64))
+    if let Some(at) = memchr::memchr2(0, b'"', trimmed.as_bytes()) {
+        if trimmed.as_bytes()[at] == 0 || trimmed.as_bytes()[at..].contains(&0) {
+            return Err(BadValue::new(trimmed, "text without NUL bytes"));
         }
-        ValueType::Number => parse_float(trimmed)
-            .map(Value::Real)
-            .ok_or_else(|| format!("expected a number, found {trimmed:?}")),
-        ValueType::Date => parse_date(trimmed)
-            .map(|d| Value::Text(d.into()))
-            .ok_or_else(|| format!("expected a date YYYY-MM-DD, found {trimmed:?}")),
+        notes.quote = true;
     }
+    let value = match column.domain {
+        Domain::Text => Value::Text(CompactString::from(text.as_ref())),
+        Domain::Code(vocabulary) => {
+            notes.unknown_code = !vocabulary.iter().any(|v| v.eq_ignore_ascii_case(trimmed));
+            Value::Text(CompactString::from(text.as_ref()))
+        }
+        Domain::Whole { min, max } => {
+            let v = plain_integer(trimmed)
+                .filter(|v| (min..=max).contains(v))
+                .ok_or_else(|| {
+                    BadValue::new(trimmed, format!("a whole number from {min} to {max}"))
+                })?;
+            Value::Int(v)
+        }
+        Domain::Year => Value::Int(year(trimmed)?),
+        Domain::Count => Value::Int(count(trimmed, strict)?),
+        Domain::Decimal { min, max } => {
+            let v = decimal(trimmed)
+                .filter(|v| (min..=max).contains(v))
+                .ok_or_else(|| {
+                    BadValue::new(trimmed, format!("a decimal number from {min} to {max}"))
+                })?;
+            match column.ty {
+                // Carried verbatim, as published (`"1.10"` stays `"1.10"`).
+                ValueType::Text => Value::Text(CompactString::from(trimmed)),
+                _ => Value::Real(v),
+            }
+        }
+        Domain::Date => Value::Text(
+            parse_date(trimmed)
+                .ok_or_else(|| {
+                    BadValue::new(trimmed, "a real date (YYYY-MM-DD) from 1950 to 2100")
+                })?
+                .into(),
+        ),
+    };
+    Ok((value, notes))
 }
 
-/// `2000-05-03`, `2000-05-03 00:00:00`, `2000-05-03T00:00:00` or `03/05/2000`, as `2000-05-03`.
+/// `[+-]digits`, nothing else (no `1e3`, no `2019.0`).
+fn plain_integer(text: &str) -> Option<i64> {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+fn year(text: &str) -> Result<i64, BadValue> {
+    let bad = || {
+        BadValue::new(
+            text,
+            format!(
+                "a four-digit year from {} to {}",
+                YEARS.start(),
+                YEARS.end()
+            ),
+        )
+    };
+    if text.len() != 4 {
+        return Err(bad());
+    }
+    plain_integer(text)
+        .filter(|y| YEARS.contains(y))
+        .ok_or_else(bad)
+}
+
+/// A finite decimal, in the notations published files use: `52.5`, `-0.14`, `.12`, `1.`,
+/// `2.28e+08`, `8.00E+05`. Refuses what Rust's float parser would otherwise take (`NaN`,
+/// `inf`, `infinity`) and what it would not (`0x10`, `1,000`).
+pub fn decimal(text: &str) -> Option<f64> {
+    let b = text.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let mantissa_start = i;
+    let mut digits = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+        digits += 1;
+    }
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+            digits += 1;
+        }
+    }
+    if digits == 0 || i == mantissa_start {
+        return None;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        i += usize::from(matches!(b.get(i), Some(b'+' | b'-')));
+        let exponent_start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == exponent_start {
+            return None;
+        }
+    }
+    if i != b.len() {
+        return None;
+    }
+    text.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+fn count(text: &str, strict: bool) -> Result<i64, BadValue> {
+    if let Some(v) = plain_integer(text) {
+        return (v.unsigned_abs() as f64 <= MAX_COUNT)
+            .then_some(v)
+            .ok_or_else(|| BadValue::new(text, "a count within 1e13"));
+    }
+    let v = decimal(text).ok_or_else(|| BadValue::new(text, "a whole number"))?;
+    if strict && v.fract() != 0.0 {
+        return Err(BadValue::new(text, "a whole number (it is a fraction)"));
+    }
+    if v.abs() > MAX_COUNT {
+        return Err(BadValue::new(text, "a count within 1e13"));
+    }
+    Ok(v.round() as i64)
+}
+
+/// `2000-05-03`, `2000-05-03 00:00:00`, `2000-05-03T00:00:00` or `03/05/2000`, as
+/// `2000-05-03`, if it is a real calendar date within [`YEARS`].
 fn parse_date(text: &str) -> Option<String> {
     let b = text.as_bytes();
     let digits = |r: std::ops::Range<usize>| {
@@ -130,16 +305,28 @@ fn parse_date(text: &str) -> Option<String> {
     } else {
         return None;
     };
-    let (mm, dd): (u32, u32) = (m.parse().ok()?, d.parse().ok()?);
-    ((1..=12).contains(&mm) && (1..=31).contains(&dd)).then(|| format!("{y}-{m}-{d}"))
+    let (yy, mm, dd): (i64, i64, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+    let real =
+        YEARS.contains(&yy) && (1..=12).contains(&mm) && (1..=days_in_month(yy, mm)).contains(&dd);
+    real.then(|| format!("{y}-{m}-{d}"))
 }
 
-/// Days since 1960-01-01 of a `YYYY-MM-DD` date: a compact, ordered key component.
+pub fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1950-01-01 (the first of [`YEARS`]) of a `YYYY-MM-DD` date: a compact, ordered
+/// key component (16 bits hold every date of [`YEARS`]).
 pub fn day_number(date: &str) -> Option<i64> {
     let y: i64 = date.get(0..4)?.parse().ok()?;
     let m: i64 = date.get(5..7)?.parse().ok()?;
     let d: i64 = date.get(8..10)?.parse().ok()?;
-    Some(days_from_civil(y, m, d) + 3653)
+    Some(days_from_civil(y, m, d) + 7305)
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -156,56 +343,137 @@ pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ValueType::*;
+    use crate::catalog::{AADF, LOCAL_AUTHORITY_TRAFFIC, RAW_COUNTS};
 
-    #[test]
-    fn numbers_in_every_published_notation() {
-        assert_eq!(
-            parse(b"1.2e+08", Integer, true),
-            Ok(Value::Int(120_000_000))
-        );
-        assert_eq!(parse(b"8.00E+05", Integer, true), Ok(Value::Int(800_000)));
-        assert_eq!(parse(b"9e+05", Integer, false), Ok(Value::Int(900_000)));
-        assert_eq!(
-            parse(b"918298.653", Integer, false),
-            Ok(Value::Int(918_299))
-        );
-        assert!(parse(b"918298.653", Integer, true)
-            .unwrap_err()
-            .contains("fraction"));
-        assert!(parse(b"abc", Integer, true)
-            .unwrap_err()
-            .contains("integer"));
-        assert_eq!(
-            parse(b".12000000000000000", Number, true),
-            Ok(Value::Real(0.12))
-        );
-        assert_eq!(parse(b"", Integer, true), Ok(Value::Null));
-        assert_eq!(parse(b"-3", Integer, true), Ok(Value::Int(-3)));
+    fn cell(dataset: &crate::catalog::Dataset, column: &str, raw: &[u8]) -> Result<Value, String> {
+        let c = dataset.column(column).unwrap();
+        parse(raw, c, dataset.integers_strict)
+            .map(|(v, _)| v)
+            .map_err(|e| e.to_string())
     }
 
     #[test]
-    fn text_is_verbatim_and_dates_lose_their_time() {
-        assert_eq!(parse(b"1.10", Text, true), Ok(Value::Text("1.10".into())));
+    fn counts_in_every_published_notation() {
+        let raw = |v: &[u8]| cell(&RAW_COUNTS, "cars_and_taxis", v);
+        let la = |v: &[u8]| cell(&LOCAL_AUTHORITY_TRAFFIC, "cars_and_taxis", v);
+        assert_eq!(raw(b"1.2e+08"), Ok(Value::Int(120_000_000)));
+        assert_eq!(raw(b"8.00E+05"), Ok(Value::Int(800_000)));
+        assert_eq!(la(b"9e+05"), Ok(Value::Int(900_000)));
+        assert_eq!(la(b"918298.653"), Ok(Value::Int(918_299)));
+        assert!(raw(b"918298.653").unwrap_err().contains("fraction"));
         assert_eq!(
-            parse(b"2000-05-03 00:00:00", Date, true),
+            raw(b"abc").unwrap_err(),
+            "value 'abc' is not a whole number"
+        );
+        assert_eq!(raw(b""), Ok(Value::Null));
+        assert_eq!(raw(b"-3"), Ok(Value::Int(-3)));
+        assert!(raw(b"99999999999999999999").is_err());
+        for bad in [
+            &b"NaN"[..],
+            b"inf",
+            b"0x10",
+            b"1,000",
+            b"1e400",
+            b"e5",
+            b".",
+        ] {
+            assert!(raw(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn years_hours_and_dates_are_real() {
+        let r = |c: &str, v: &[u8]| cell(&RAW_COUNTS, c, v);
+        assert_eq!(r("year", b"2019"), Ok(Value::Int(2019)));
+        for bad in [
+            &b"0"[..],
+            b"99999",
+            b"-1",
+            b"209",
+            b"1e3",
+            b"2019.0",
+            b"1900",
+        ] {
+            let e = r("year", bad).unwrap_err();
+            assert!(e.contains("four-digit year"), "{e}");
+        }
+        assert!(r("hour", b"25").is_err());
+        assert!(r("hour", b"-1").is_err());
+        assert_eq!(r("hour", b"0"), Ok(Value::Int(0)));
+        assert!(r("count_date", b"2019-02-30").is_err());
+        assert!(r("count_date", b"2019-02-29").is_err());
+        assert_eq!(
+            r("count_date", b"2020-02-29"),
+            Ok(Value::Text("2020-02-29".into()))
+        );
+        assert_eq!(
+            r("count_date", b"2000-05-03 00:00:00"),
             Ok(Value::Text("2000-05-03".into()))
         );
         assert_eq!(
-            parse(b"03/05/2000", Date, true),
+            r("count_date", b"03/05/2000"),
             Ok(Value::Text("2000-05-03".into()))
         );
-        assert!(parse(b"2000-13-03", Date, true).is_err());
+        assert!(r("count_date", b"2000-13-03").is_err());
+    }
+
+    #[test]
+    fn decimals_are_checked_and_carried_verbatim() {
+        let a = |c: &str, v: &[u8]| cell(&AADF, c, v);
+        assert_eq!(a("link_length_km", b"1.10"), Ok(Value::Text("1.10".into())));
         assert_eq!(
-            parse(b"Ynys M\xf4n", Text, true),
-            Ok(Value::Text("Ynys Môn".into()))
+            a("latitude", b"53.39597741"),
+            Ok(Value::Text("53.39597741".into()))
         );
+        for bad in [
+            &b"1e400"[..],
+            b"NaN",
+            b"inf",
+            b"0x10",
+            b"1,000",
+            b"91",
+            b"Infinity",
+        ] {
+            assert!(
+                a("latitude", bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+        assert!(a("link_length_miles", b"0.9g").is_err());
+        let la = |v: &[u8]| cell(&LOCAL_AUTHORITY_TRAFFIC, "link_length_km", v);
+        assert_eq!(la(b".12000000000000000"), Ok(Value::Real(0.12)));
+        assert!(la(b"99999999999999999999").is_err());
+    }
+
+    #[test]
+    fn text_notes_and_nul_bytes() {
+        let c = AADF.column("road_name").unwrap();
+        let (v, notes) = parse(b"Ynys M\xf4n", c, true).unwrap();
+        assert_eq!((v, notes.not_utf8), (Value::Text("Ynys Môn".into()), true));
+        let (_, notes) = parse(b"Nottinghamshire\"", c, true).unwrap();
+        assert!(notes.quote);
+        assert!(parse(b"Kent\0", c, true)
+            .unwrap_err()
+            .to_string()
+            .contains("NUL"));
+        let code = AADF.column("road_type").unwrap();
+        assert!(parse(b"Mi'or", code, true).unwrap().1.unknown_code);
+        assert!(!parse(b"major", code, true).unwrap().1.unknown_code);
+    }
+
+    #[test]
+    fn shown_values_are_short_and_printable() {
+        let long = "x".repeat(1 << 20);
+        assert_eq!(shown(&long).len(), 63);
+        assert_eq!(shown("a\0b\n"), "a\\u{0}b\\n");
     }
 
     #[test]
     fn day_numbers_are_ordered() {
-        assert_eq!(day_number("1960-01-01"), Some(0));
-        assert_eq!(day_number("1960-03-01"), Some(60));
+        assert_eq!(day_number("1950-01-01"), Some(0));
+        assert_eq!(day_number("1950-03-01"), Some(59));
+        assert!(day_number("2100-12-31").unwrap() < 1 << 16);
         assert!(day_number("2024-12-31") > day_number("2024-01-01"));
     }
 }

@@ -101,7 +101,10 @@ impl Release {
         let not_ours = |why: String| OpenError::NotOurs(path.to_path_buf(), why);
         // immutable=1: the loader never writes a served file in place (it renames a new one
         // over it), so SQLite can skip all locking.
-        let uri = format!("file:{}?mode=ro&immutable=1", uri_path(&pinned));
+        let uri = format!(
+            "file:{}?mode=ro&immutable=1",
+            crate::schema::uri_path(&pinned)
+        );
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_URI
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -199,18 +202,6 @@ impl Release {
         }
         set
     }
-}
-
-fn uri_path(path: &Path) -> String {
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut out = String::new();
-    for c in abs.to_string_lossy().chars() {
-        match c {
-            '?' | '#' | '%' => out.push_str(&format!("%{:02X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// A stable 64-bit hash (FNV-1a) for ETags: the same on every start and every machine.

@@ -384,7 +384,7 @@ fn bad_rows_refused_with_their_place_or_skipped() {
                 "{AADF_HEADER}\n{}\n",
                 aadf_row(1, 2020).replace(",1000,", ",lots,")
             ),
-            "text.csv:2: cars_and_taxis: expected an integer",
+            "text.csv:2: cars_and_taxis: value 'lots' is not a whole number",
         ),
         (
             "fraction.csv",
@@ -392,12 +392,18 @@ fn bad_rows_refused_with_their_place_or_skipped() {
                 "{AADF_HEADER}\n{}\n",
                 aadf_row(1, 2020).replace(",1000,", ",1000.5,")
             ),
-            "fraction.csv:2: cars_and_taxis: expected a whole number",
+            "fraction.csv:2: cars_and_taxis: value '1000.5' is not a whole number (it is a fraction)",
         ),
     ];
+    let good = write(
+        &dir,
+        "good.csv",
+        &format!("{AADF_HEADER}\n{}\n", aadf_row(1, 2020)),
+    );
     for (name, text, expected) in &cases {
         let db = db_in(&dir);
-        std::fs::write(&db, b"previous").unwrap();
+        load_ok(&db, &["--quiet"], &[&good]);
+        let previous = std::fs::read(&db).unwrap();
         let file = write(&dir, name, text);
         let run = load(&db, &["--quiet"], &[&file]);
         assert!(
@@ -405,13 +411,16 @@ fn bad_rows_refused_with_their_place_or_skipped() {
             "{name}: {}",
             run.stderr
         );
-        assert_eq!(std::fs::read(&db).unwrap(), b"previous");
+        assert_eq!(std::fs::read(&db).unwrap(), previous);
         let report = dir.join("r.json");
         load_ok(
             &db,
             &[
                 "--quiet",
                 "--skip-bad-rows",
+                // The one good row of text.csv and fraction.csv is skipped: fewer rows than
+                // the file replaced.
+                "--allow-shrink",
                 "--report-json",
                 report.to_str().unwrap(),
             ],

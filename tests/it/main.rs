@@ -3,6 +3,7 @@
 mod api;
 mod fixtures;
 mod hostile;
+mod hostile_input;
 mod loader;
 mod reliability;
 mod support;

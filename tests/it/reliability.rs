@@ -38,7 +38,10 @@ fn big_raw_file(dir: &Path, days: usize) -> PathBuf {
 
 fn loader(db: &Path, inputs: &[&Path]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_roadtraffic-load"));
-    cmd.arg("--quiet").arg("--db").arg(db).args(inputs);
+    // The raw counts alone replace a whole release: a shrink, asked for.
+    cmd.args(["--quiet", "--allow-shrink", "--db"])
+        .arg(db)
+        .args(inputs);
     cmd.stdout(Stdio::null()).stderr(Stdio::piped());
     cmd
 }
@@ -163,7 +166,7 @@ fn truncated_files_are_refused() {
             .unwrap()
         + 3;
     std::fs::write(&cut, &text[..mid]).unwrap();
-    let run = load(&served.db, &["--quiet"], &[&cut]);
+    let run = load(&served.db, &["--quiet", "--allow-shrink"], &[&cut]);
     assert!(!run.ok && run.stderr.contains("cut.csv:"), "{}", run.stderr);
     served.unharmed("a truncated CSV");
 
@@ -178,13 +181,13 @@ fn truncated_files_are_refused() {
     for keep in [bytes.len() / 3, bytes.len() - 30] {
         let cut_zip = dir.join(format!("cut-{keep}.zip"));
         std::fs::write(&cut_zip, &bytes[..keep]).unwrap();
-        let run = load(&served.db, &["--quiet"], &[&cut_zip]);
+        let run = load(&served.db, &["--quiet", "--allow-shrink"], &[&cut_zip]);
         assert!(!run.ok && run.stderr.contains("zip"), "{}", run.stderr);
         served.unharmed("a truncated zip");
     }
     assert!(!dir.join("served.db.partial").exists());
     assert!(
-        load(&served.db, &["--quiet"], &[&zip_path]).ok,
+        load(&served.db, &["--quiet", "--allow-shrink"], &[&zip_path]).ok,
         "the whole zip loads"
     );
 }
