@@ -4,6 +4,9 @@
 # ANALYZE), on the same files, in alternating rounds with a warm page cache.
 #
 #   bench/load.sh DATA_DIR            (ROUNDS=3, OUT_DIR=/work/bench-data by default)
+#   BEFORE=/path/to/older/roadtraffic-load bench/load.sh DATA_DIR
+#                                     (also times an older build in the same rounds, to
+#                                      compare a change before and after on equal terms)
 #
 # Build first: cargo build --release --bin roadtraffic-load
 set -euo pipefail
@@ -25,6 +28,7 @@ fi
 WORK=$(mktemp -d "${OUT_DIR:-/work/bench-data}/load-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cp "$LOADER" "$WORK/roadtraffic-load" && LOADER=$WORK/roadtraffic-load   # immune to a rebuild
+if [ -n "${BEFORE:-}" ]; then cp "$BEFORE" "$WORK/before-load" && BEFORE=$WORK/before-load; fi
 
 # One sqlite3 process imports every file into its own table t1, t2, ... (created from the
 # header). The shell wraps each .import in one transaction; journal and sync are its defaults.
@@ -51,6 +55,10 @@ run() {
 for r in $(seq "$ROUNDS"); do
     mkdir -p "$WORK/db"
     run baseline sqlite3 "$WORK/db/baseline.db" < "$WORK/import.sql"
+    if [ -n "${BEFORE:-}" ]; then
+        mkdir -p "$WORK/db"
+        run before "$BEFORE" --quiet --db "$WORK/db/before.db" "$DATA"
+    fi
     mkdir -p "$WORK/db"
     run ours "$LOADER" --quiet --db "$WORK/db/ours.db" "$DATA"
 done
@@ -61,14 +69,17 @@ awk '
         for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
         return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
     }
+    function runs(a, n,   i, s) { s = ""; for (i = 1; i <= n; i++) s = s sprintf("%s%.2f", i > 1 ? ", " : "", a[i]); return s }
     $1 == "baseline" { b[++nb] = $2; if ($3 > bpeak) bpeak = $3 }
-    $1 == "ours"     { o[++no] = $2; ok[no] = $3; if ($3 > peak) peak = $3 }
+    $1 == "before"   { e[++ne] = $2; if ($3 > epeak) epeak = $3 }
+    $1 == "ours"     { o[++no] = $2; if ($3 > peak) peak = $3 }
     END {
         for (i = 1; i <= no; i++) ratio[i] = o[i] / b[i]
+        for (i = 1; i <= ne; i++) eratio[i] = e[i] / b[i]
         printf "\n| | median s | runs (s) | peak RSS |\n|---|---|---|---|\n"
-        s = ""; for (i = 1; i <= nb; i++) s = s sprintf("%s%.2f", i > 1 ? ", " : "", b[i])
-        printf "| sqlite3 .import (baseline) | %.2f | %s | %.0f MB |\n", median(b, nb), s, bpeak / 1024
-        s = ""; for (i = 1; i <= no; i++) s = s sprintf("%s%.2f", i > 1 ? ", " : "", o[i])
-        printf "| roadtraffic-load (ours) | %.2f | %s | %.0f MB |\n", median(o, no), s, peak / 1024
+        printf "| sqlite3 .import (baseline) | %.2f | %s | %.0f MB |\n", median(b, nb), runs(b, nb), bpeak / 1024
+        if (ne) printf "| roadtraffic-load (before) | %.2f | %s | %.0f MB |\n", median(e, ne), runs(e, ne), epeak / 1024
+        printf "| roadtraffic-load (ours) | %.2f | %s | %.0f MB |\n", median(o, no), runs(o, no), peak / 1024
+        if (ne) printf "\nmedian ratio before/baseline: %.2f\n", median(eratio, ne)
         printf "\nmedian ratio ours/baseline: %.2f\n", median(ratio, no)
     }' "$WORK/results"
