@@ -128,7 +128,7 @@ fn final_when_read(d: &Dataset) -> bool {
 }
 
 /// Rows travel to the SQLite thread in batches of this many.
-const BATCH_ROWS: usize = 2048;
+const BATCH_ROWS: usize = 1024;
 
 /// What the reading thread sends the SQLite thread.
 pub(crate) enum ToWriter {
@@ -305,7 +305,7 @@ fn create_indexes(conn: &Connection, d: &Dataset) -> Result<(), LoadError> {
 fn spawn_writer(
     conn: Connection,
     batches: mpsc::Receiver<ToWriter>,
-    spare: mpsc::Sender<Vec<Value>>,
+    spare: mpsc::SyncSender<Vec<Value>>,
 ) -> std::thread::JoinHandle<Result<(Connection, Vec<&'static str>), LoadError>> {
     std::thread::spawn(move || {
         conn.execute_batch("BEGIN")?;
@@ -317,7 +317,7 @@ fn spawn_writer(
                     let rows = values.chunks(table.columns().count());
                     insert_all(&conn, &insert_sql(table.table, &names), rows, names.len())?;
                     values.clear();
-                    let _ = spare.send(values);
+                    let _ = spare.try_send(values);
                 }
                 ToWriter::Runs { table, runs } => {
                     let runs_table = table.runs_table().expect("a dataset with runs");
@@ -346,7 +346,9 @@ fn build(
 ) -> Result<LoadReport, LoadError> {
     let conn = open_for_build(partial)?;
     let (tx, rx) = mpsc::sync_channel::<ToWriter>(8);
-    let (spare_tx, spare_rx) = mpsc::channel();
+    // A couple of spare buffers is enough to refill without allocating; more would only hold
+    // memory while the SQLite thread catches up.
+    let (spare_tx, spare_rx) = mpsc::sync_channel(2);
     let writer = spawn_writer(conn, rx, spare_tx);
     let link = WriterLink {
         tx,

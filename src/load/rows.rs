@@ -397,10 +397,9 @@ pub struct TableLoader {
     rows: u64,
     /// Values per row: every column of the dataset.
     width: usize,
-    /// Rows read and kept, waiting to be sent to the SQLite thread, one after another.
+    /// Rows read and kept, waiting to be sent to the SQLite thread, one after another; each
+    /// row is read straight into it, and cut off again if it is not kept.
     batch: Vec<Value>,
-    /// The row being read (its memory is reused for every row).
-    scratch: Vec<Value>,
     run: Option<Run>,
     runs: Vec<Vec<Value>>,
     /// Each column's last cell as read and its value, when it had nothing to report.
@@ -439,16 +438,16 @@ impl TableLoader {
             pending: Vec::new(),
             rows: 0,
             width: dataset.columns().count(),
-            batch: Vec::new(),
-            scratch: Vec::new(),
+            batch: Vec::with_capacity(BATCH_ROWS * dataset.columns().count()),
             run: None,
             runs: Vec::new(),
             last_cells: vec![None; dataset.columns().count()],
         }
     }
 
-    /// A cell's value: the last one of its column again when the bytes are the same (a raw
-    /// count file repeats a count point's location on each of its 24 rows), else parsed.
+    /// A cell's value. Text cells (names, codes, coordinates) are the costly ones to check;
+    /// when one's bytes are those of the column's last cell (a raw count file repeats a count
+    /// point's location on each of its 24 rows), the last value is taken again.
     fn cell(
         &mut self,
         at: usize,
@@ -457,6 +456,7 @@ impl TableLoader {
         place: (&str, u64),
         report: &mut LoadReport,
     ) -> Result<Value, RowProblem> {
+        let remembered = c.ty == ValueType::Text;
         if let Some((bytes, v)) = &self.last_cells[at] {
             if bytes.as_slice() == raw {
                 return Ok(v.clone());
@@ -467,7 +467,7 @@ impl TableLoader {
         if notes.any() {
             note_cell(report, place.0, place.1, c, &v, notes);
             self.last_cells[at] = None;
-        } else {
+        } else if remembered {
             let last = self.last_cells[at].get_or_insert_with(|| (Vec::new(), Value::Null));
             last.0.clear();
             last.0.extend_from_slice(raw);
@@ -497,22 +497,28 @@ impl TableLoader {
                 if record.len() == 1 && record.get(0).is_some_and(|f| f.is_empty()) {
                     continue; // a blank line
                 }
-                let mut row = std::mem::take(&mut self.scratch);
-                row.clear();
-                match self.read_row(
+                let mut batch = std::mem::take(&mut self.batch);
+                let start = batch.len();
+                let fields = opened.headers.len();
+                let read = self.read_row(
                     &record,
                     &mapping,
-                    opened.headers.len(),
+                    fields,
                     (&name, line),
                     sinks.report,
-                    &mut row,
-                ) {
-                    Ok(()) => self.accept(&mut row, &name, line, sinks)?,
-                    Err((column, reason)) => sinks
-                        .report
-                        .reject(Problem::new(&name, line, column, reason)),
+                    &mut batch,
+                );
+                match read {
+                    Ok(()) if self.accept(&mut batch[start..], &name, line, sinks) => {}
+                    Ok(()) => batch.truncate(start),
+                    Err((column, reason)) => {
+                        batch.truncate(start);
+                        sinks
+                            .report
+                            .reject(Problem::new(&name, line, column, reason));
+                    }
                 }
-                self.scratch = row;
+                self.batch = batch;
                 if self.batch.len() >= BATCH_ROWS * self.width {
                     let rows = (self.batch.len() / self.width) as u64;
                     self.flush(sinks.link)?;
@@ -564,7 +570,7 @@ impl TableLoader {
         fields: usize,
         place: (&str, u64),
         report: &mut LoadReport,
-        row: &mut Vec<Value>,
+        batch: &mut Vec<Value>,
     ) -> Result<(), RowProblem> {
         if record.len() != fields {
             let found = record.len();
@@ -574,11 +580,13 @@ impl TableLoader {
             ));
         }
         for (at, (c, m)) in self.dataset.columns().zip(mapping).enumerate() {
-            row.push(match m {
+            batch.push(match m {
                 Some(i) => self.cell(at, c, &record[*i], place, report)?,
                 None => Value::Null,
             });
         }
+        let start = batch.len() - self.width;
+        let row = &mut batch[start..];
         self.fix_row(row);
         match self.check_row(row) {
             Some(problem) => Err(problem),
@@ -586,25 +594,20 @@ impl TableLoader {
         }
     }
 
-    /// Takes a readable row: checks its key, gives it its id, and sends it on.
-    fn accept(
-        &mut self,
-        row: &mut Vec<Value>,
-        name: &str,
-        line: u64,
-        sinks: &mut Sinks,
-    ) -> Result<(), LoadError> {
+    /// Takes a readable row: checks its key and gives it its id. False if it is not to be
+    /// inserted (a duplicate, or the load is bound to fail).
+    fn accept(&mut self, row: &mut [Value], name: &str, line: u64, sinks: &mut Sinks) -> bool {
         let report = &mut *sinks.report;
         let key = match self.check_key(row) {
             Ok(key) => key,
             Err((column, reason)) => {
                 report.reject(Problem::new(name, line, Some(column), reason));
-                return Ok(());
+                return false;
             }
         };
         if !self.keys.insert(key) {
             self.note_duplicate(row, name, line, report);
-            return Ok(());
+            return false;
         }
         self.places.push(line as u32);
         self.warn_about(row, name, line, report);
@@ -626,11 +629,11 @@ impl TableLoader {
         }
         self.rows += 1;
         // Once the load is bound to fail, rows are only checked, not inserted.
-        if report.is_clean(self.skip_bad_rows, self.keep_first) {
+        let kept = report.is_clean(self.skip_bad_rows, self.keep_first);
+        if kept {
             self.extend_run(id, row);
-            self.batch.append(row);
         }
-        Ok(())
+        kept
     }
 
     fn note_duplicate(&mut self, row: &[Value], name: &str, line: u64, report: &mut LoadReport) {

@@ -144,8 +144,12 @@ pub fn parse(raw: &[u8], column: &Column, strict: bool) -> Result<(Value, Notes)
     if trimmed.is_empty() {
         return Ok((Value::Null, notes));
     }
-    if let Some(at) = memchr::memchr2(0, b'"', trimmed.as_bytes()) {
-        if trimmed.as_bytes()[at] == 0 || trimmed.as_bytes()[at..].contains(&0) {
+    // Numbers refuse a NUL or a quote by their syntax; text is looked through (cells are short:
+    // a plain loop beats a call to memchr).
+    if matches!(column.domain, Domain::Text | Domain::Code(_))
+        && trimmed.bytes().any(|b| b == 0 || b == b'"')
+    {
+        if trimmed.bytes().any(|b| b == 0) {
             return Err(BadValue::new(trimmed, "text without NUL bytes"));
         }
         notes.quote = true;
@@ -167,15 +171,18 @@ pub fn parse(raw: &[u8], column: &Column, strict: bool) -> Result<(Value, Notes)
         Domain::Year => Value::Int(year(trimmed)?),
         Domain::Count => Value::Int(count(trimmed, strict)?),
         Domain::Decimal { min, max } => {
-            let v = decimal(trimmed)
-                .filter(|v| (min..=max).contains(v))
-                .ok_or_else(|| {
-                    BadValue::new(trimmed, format!("a decimal number from {min} to {max}"))
-                })?;
+            let bad = || BadValue::new(trimmed, format!("a decimal number from {min} to {max}"));
             match column.ty {
                 // Carried verbatim, as published (`"1.10"` stays `"1.10"`).
-                ValueType::Text => Value::Text(CompactString::from(trimmed)),
-                _ => Value::Real(v),
+                ValueType::Text if decimal_within(trimmed, min, max) => {
+                    Value::Text(CompactString::from(trimmed))
+                }
+                ValueType::Text => return Err(bad()),
+                _ => Value::Real(
+                    decimal(trimmed)
+                        .filter(|v| (min..=max).contains(v))
+                        .ok_or_else(bad)?,
+                ),
             }
         }
         Domain::Date => Value::Text(
@@ -254,6 +261,30 @@ pub fn decimal(text: &str) -> Option<f64> {
         return None;
     }
     text.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// Whether `text` is a decimal within `min..=max`. A plain decimal whose whole part lies
+/// strictly inside the range is inside whatever its fraction, which spares the float parse of
+/// nearly every coordinate and length.
+fn decimal_within(text: &str, min: f64, max: f64) -> bool {
+    let b = text.as_bytes();
+    let digits_at = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let whole_end = b[digits_at..]
+        .iter()
+        .position(|c| !c.is_ascii_digit())
+        .map_or(b.len(), |p| digits_at + p);
+    let plain = whole_end > digits_at
+        && whole_end - digits_at <= 15
+        && (whole_end == b.len()
+            || (b[whole_end] == b'.' && b[whole_end + 1..].iter().all(u8::is_ascii_digit)));
+    if plain {
+        let whole: f64 = text[digits_at..whole_end].parse::<u64>().unwrap_or(0) as f64;
+        let whole = if b[0] == b'-' { -whole } else { whole };
+        if min < whole && whole < max {
+            return true;
+        }
+    }
+    decimal(text).is_some_and(|v| (min..=max).contains(&v))
 }
 
 fn count(text: &str, strict: bool) -> Result<i64, BadValue> {
@@ -444,6 +475,27 @@ mod tests {
         let la = |v: &[u8]| cell(&LOCAL_AUTHORITY_TRAFFIC, "link_length_km", v);
         assert_eq!(la(b".12000000000000000"), Ok(Value::Real(0.12)));
         assert!(la(b"99999999999999999999").is_err());
+    }
+
+    #[test]
+    fn decimal_ranges_hold_at_their_edges() {
+        for (text, inside) in [
+            ("89.99999", true),
+            ("90", true),
+            ("90.0", true),
+            ("90.00001", false),
+            ("-90.5", false),
+            ("-89.5", true),
+            ("+45.", true),
+            (".5", true),
+            ("1e1", true),
+            ("1e2", false),
+            ("", false),
+            ("-", false),
+            ("1.2.3", false),
+        ] {
+            assert_eq!(decimal_within(text, -90.0, 90.0), inside, "{text}");
+        }
     }
 
     #[test]
