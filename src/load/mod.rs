@@ -128,7 +128,12 @@ fn final_when_read(d: &Dataset) -> bool {
 }
 
 /// Rows travel to the SQLite thread in batches of this many.
-const BATCH_ROWS: usize = 1024;
+const BATCH_ROWS: usize = 2048;
+
+/// Batch buffers in all, made once: the reader fills one while the SQLite thread drains the
+/// others. Their number bounds the rows in flight (they pile up while SQLite builds an index),
+/// and reusing them spares the page faults of fresh megabytes for every batch.
+const BATCH_BUFFERS: usize = 6;
 
 /// What the reading thread sends the SQLite thread.
 pub(crate) enum ToWriter {
@@ -147,8 +152,7 @@ pub(crate) enum ToWriter {
 }
 
 /// The reading thread's end of the link to the SQLite thread. Batches go over; their emptied
-/// buffers come back to be filled again, so the rows' memory is allocated once rather than
-/// once per batch (fresh megabytes each time, with their page faults).
+/// buffers come back to be filled again (see [`BATCH_BUFFERS`]).
 pub(crate) struct WriterLink {
     tx: mpsc::SyncSender<ToWriter>,
     spare: mpsc::Receiver<Vec<Value>>,
@@ -159,18 +163,9 @@ impl WriterLink {
         self.tx.send(message).map_err(|_| LoadError::WriterStopped)
     }
 
-    /// Sends a batch of rows; gives back an empty buffer for the next one.
-    pub fn send_rows(
-        &self,
-        table: &'static Dataset,
-        values: Vec<Value>,
-        capacity: usize,
-    ) -> Result<Vec<Value>, LoadError> {
-        self.send(ToWriter::Rows { table, values })?;
-        Ok(self
-            .spare
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(capacity)))
+    /// An empty batch buffer, once the SQLite thread has given one back.
+    pub fn empty_batch(&self) -> Result<Vec<Value>, LoadError> {
+        self.spare.recv().map_err(|_| LoadError::WriterStopped)
     }
 }
 
@@ -317,7 +312,7 @@ fn spawn_writer(
                     let rows = values.chunks(table.columns().count());
                     insert_all(&conn, &insert_sql(table.table, &names), rows, names.len())?;
                     values.clear();
-                    let _ = spare.try_send(values);
+                    let _ = spare.send(values);
                 }
                 ToWriter::Runs { table, runs } => {
                     let runs_table = table.runs_table().expect("a dataset with runs");
@@ -346,9 +341,14 @@ fn build(
 ) -> Result<LoadReport, LoadError> {
     let conn = open_for_build(partial)?;
     let (tx, rx) = mpsc::sync_channel::<ToWriter>(8);
-    // A couple of spare buffers is enough to refill without allocating; more would only hold
-    // memory while the SQLite thread catches up.
-    let (spare_tx, spare_rx) = mpsc::sync_channel(2);
+    let (spare_tx, spare_rx) = mpsc::sync_channel(BATCH_BUFFERS);
+    let widest = catalog::DATASETS.iter().map(|d| d.columns().count()).max();
+    for _ in 0..BATCH_BUFFERS {
+        let buffer = Vec::with_capacity(BATCH_ROWS * widest.unwrap_or(1));
+        spare_tx
+            .send(buffer)
+            .map_err(|_| LoadError::WriterStopped)?;
+    }
     let writer = spawn_writer(conn, rx, spare_tx);
     let link = WriterLink {
         tx,

@@ -438,7 +438,7 @@ impl TableLoader {
             pending: Vec::new(),
             rows: 0,
             width: dataset.columns().count(),
-            batch: Vec::with_capacity(BATCH_ROWS * dataset.columns().count()),
+            batch: Vec::new(),
             run: None,
             runs: Vec::new(),
             last_cells: vec![None; dataset.columns().count()],
@@ -498,6 +498,9 @@ impl TableLoader {
                     continue; // a blank line
                 }
                 let mut batch = std::mem::take(&mut self.batch);
+                if batch.capacity() == 0 {
+                    batch = sinks.link.empty_batch()?;
+                }
                 let start = batch.len();
                 let fields = opened.headers.len();
                 let read = self.read_row(
@@ -689,7 +692,10 @@ impl TableLoader {
     fn flush(&mut self, link: &WriterLink) -> Result<(), LoadError> {
         if !self.batch.is_empty() {
             let values = std::mem::take(&mut self.batch);
-            self.batch = link.send_rows(self.dataset, values, BATCH_ROWS * self.width)?;
+            link.send(ToWriter::Rows {
+                table: self.dataset,
+                values,
+            })?;
         }
         if self.runs.len() >= BATCH_ROWS {
             let runs = std::mem::take(&mut self.runs);
