@@ -1,0 +1,280 @@
+//! Laravel's pagination envelope: its keys in order, its arithmetic, its page URLs and links.
+
+use crate::json;
+use crate::query::{self, Params};
+
+/// A requested page number: any positive integer. One past `i64::MAX` can only be past the
+/// last page; its digits are kept so that the envelope writes it, and the page before it,
+/// back exactly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PageNumber {
+    Small(i64),
+    /// Decimal digits, no leading zero, greater than `i64::MAX`.
+    Huge(String),
+}
+
+impl PageNumber {
+    /// From decimal digits (any number of them); `None` for zero.
+    pub fn from_digits(digits: &str) -> Option<PageNumber> {
+        let digits = digits.trim_start_matches('0');
+        if digits.is_empty() {
+            return None;
+        }
+        Some(match digits.parse::<i64>() {
+            Ok(n) => PageNumber::Small(n),
+            Err(_) => PageNumber::Huge(digits.to_string()),
+        })
+    }
+
+    /// The number, or `i64::MAX` for one beyond it (every page arithmetic saturates).
+    pub fn value(&self) -> i64 {
+        match self {
+            PageNumber::Small(n) => *n,
+            PageNumber::Huge(_) => i64::MAX,
+        }
+    }
+
+    /// The page before this one, if any.
+    fn previous(&self) -> Option<PageNumber> {
+        match self {
+            PageNumber::Small(n) => (*n > 1).then(|| PageNumber::Small(n - 1)),
+            PageNumber::Huge(digits) => PageNumber::from_digits(&decrement(digits)),
+        }
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            PageNumber::Small(n) => json::int(out, *n),
+            PageNumber::Huge(digits) => out.extend_from_slice(digits.as_bytes()),
+        }
+    }
+}
+
+impl std::fmt::Display for PageNumber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PageNumber::Small(n) => write!(f, "{n}"),
+            PageNumber::Huge(digits) => f.write_str(digits),
+        }
+    }
+}
+
+/// A positive decimal number minus one, in decimal.
+fn decrement(digits: &str) -> String {
+    let mut out: Vec<u8> = digits.bytes().collect();
+    for d in out.iter_mut().rev() {
+        if *d == b'0' {
+            *d = b'9';
+        } else {
+            *d -= 1;
+            break;
+        }
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// One page of a listing, as the envelope describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    pub number: PageNumber,
+    pub size: i64,
+    pub total: i64,
+}
+
+impl Page {
+    pub fn last_page(&self) -> i64 {
+        ((self.total + self.size - 1) / self.size).max(1)
+    }
+    /// 0-based position of the first record of the page.
+    pub fn offset(&self) -> i64 {
+        (self.number.value() - 1).saturating_mul(self.size)
+    }
+    /// `from` and `to`: 1-based positions of the first and last record, when there are any.
+    pub fn range(&self) -> Option<(i64, i64)> {
+        let first = self.offset().saturating_add(1);
+        (first <= self.total).then(|| {
+            (
+                first,
+                self.offset().saturating_add(self.size).min(self.total),
+            )
+        })
+    }
+}
+
+/// Laravel's `UrlWindow` with 3 pages on each side: `None` stands for a `...` gap.
+pub fn window(last: i64, current: i64) -> Vec<Option<i64>> {
+    let pages = |a: i64, b: i64| (a..=b).map(Some).collect::<Vec<_>>();
+    if last < 14 {
+        return pages(1, last);
+    }
+    let mut out;
+    if current <= 7 {
+        out = pages(1, 10);
+        out.push(None);
+        out.extend(pages(last - 1, last));
+    } else if current > last - 7 {
+        out = pages(1, 2);
+        out.push(None);
+        out.extend(pages(last - 9, last));
+    } else {
+        out = pages(1, 2);
+        out.push(None);
+        out.extend(pages(current - 3, current + 3));
+        out.push(None);
+        out.extend(pages(last - 1, last));
+    }
+    out
+}
+
+/// The envelope up to its `data`: the rows are written straight after it, then [`write_tail`].
+pub fn write_head(out: &mut Vec<u8>, page: &Page) {
+    out.extend_from_slice(b"{\"current_page\":");
+    page.number.write(out);
+    out.extend_from_slice(b",\"data\":");
+}
+
+/// The envelope after its `data`: page URLs, links, and the arithmetic.
+pub fn write_tail(out: &mut Vec<u8>, page: &Page, path: &str, params: &Params) {
+    let url = |n: &dyn std::fmt::Display| format!("{path}?{}", query::page_query(params, n));
+    let last = page.last_page();
+    let current = page.number.value();
+    let prev = page.number.previous();
+    let next = (current < last).then(|| current + 1);
+    let range = page.range();
+    let prev_url = prev.as_ref().map(|p| url(p));
+    let next_url = next.as_ref().map(|n| url(n));
+
+    out.extend_from_slice(b",\"first_page_url\":");
+    json::string(out, &url(&1));
+    out.extend_from_slice(b",\"from\":");
+    json::opt_int(out, range.map(|r| r.0));
+    out.extend_from_slice(b",\"last_page\":");
+    json::int(out, last);
+    out.extend_from_slice(b",\"last_page_url\":");
+    json::string(out, &url(&last));
+    out.extend_from_slice(b",\"links\":[");
+    link(
+        out,
+        prev_url.as_deref(),
+        "&laquo; Previous",
+        prev.as_ref(),
+        false,
+    );
+    for n in window(last, current) {
+        out.push(b',');
+        match n {
+            Some(n) => link(
+                out,
+                Some(&url(&n)),
+                &n.to_string(),
+                Some(&PageNumber::Small(n)),
+                n == current,
+            ),
+            None => out.extend_from_slice(b"{\"url\":null,\"label\":\"...\",\"active\":false}"),
+        }
+    }
+    out.push(b',');
+    let next_number = next.map(PageNumber::Small);
+    link(
+        out,
+        next_url.as_deref(),
+        "Next &raquo;",
+        next_number.as_ref(),
+        false,
+    );
+    out.extend_from_slice(b"],\"next_page_url\":");
+    json::opt_string(out, next_url.as_deref());
+    out.extend_from_slice(b",\"path\":");
+    json::string(out, path);
+    out.extend_from_slice(b",\"per_page\":");
+    json::int(out, page.size);
+    out.extend_from_slice(b",\"prev_page_url\":");
+    json::opt_string(out, prev_url.as_deref());
+    out.extend_from_slice(b",\"to\":");
+    json::opt_int(out, range.map(|r| r.1));
+    out.extend_from_slice(b",\"total\":");
+    json::int(out, page.total);
+    out.push(b'}');
+}
+
+fn link(
+    out: &mut Vec<u8>,
+    url: Option<&str>,
+    label: &str,
+    page: Option<&PageNumber>,
+    active: bool,
+) {
+    out.extend_from_slice(b"{\"url\":");
+    json::opt_string(out, url);
+    out.extend_from_slice(b",\"label\":");
+    json::string(out, label);
+    out.extend_from_slice(b",\"page\":");
+    match page {
+        Some(p) => p.write(out),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(if active {
+        b",\"active\":true}"
+    } else {
+        b",\"active\":false}"
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::*;
+
+    fn w(last: i64, current: i64) -> String {
+        window(last, current)
+            .iter()
+            .map(|p| p.map_or("...".to_string(), |n| n.to_string()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn laravel_window() {
+        assert_eq!(w(1, 1), "1");
+        assert_eq!(w(13, 5), "1 2 3 4 5 6 7 8 9 10 11 12 13");
+        assert_eq!(w(14, 7), "1 2 3 4 5 6 7 8 9 10 ... 13 14");
+        assert_eq!(w(14, 8), "1 2 ... 5 6 7 8 9 10 11 12 13 14");
+        assert_eq!(w(100, 50), "1 2 ... 47 48 49 50 51 52 53 ... 99 100");
+        assert_eq!(w(100, 93), "1 2 ... 90 91 92 93 94 95 96 ... 99 100");
+        assert_eq!(w(100, 94), "1 2 ... 91 92 93 94 95 96 97 98 99 100");
+        assert_eq!(w(100, 500), "1 2 ... 91 92 93 94 95 96 97 98 99 100");
+    }
+
+    #[test]
+    fn arithmetic() {
+        let page = |number: i64, total: i64| Page {
+            number: PageNumber::Small(number),
+            size: 10,
+            total,
+        };
+        assert_eq!(
+            (page(3, 25).last_page(), page(3, 25).range()),
+            (3, Some((21, 25)))
+        );
+        assert_eq!(page(4, 25).range(), None);
+        assert_eq!((page(1, 0).last_page(), page(1, 0).range()), (1, None));
+    }
+
+    #[test]
+    fn page_numbers_of_any_size() {
+        let huge = PageNumber::from_digits("0009223372036854775808").unwrap();
+        assert_eq!(huge, PageNumber::Huge("9223372036854775808".into()));
+        assert_eq!(huge.previous(), Some(PageNumber::Small(i64::MAX)));
+        let more = PageNumber::from_digits("100000000000000000000000").unwrap();
+        assert_eq!(
+            more.previous().unwrap().to_string(),
+            "99999999999999999999999"
+        );
+        assert_eq!(PageNumber::from_digits("000"), None);
+        let page = Page {
+            number: more,
+            size: 250,
+            total: 1000,
+        };
+        assert_eq!(page.range(), None);
+    }
+}

@@ -1,0 +1,275 @@
+//! A loaded release: the SQLite file opened read-only behind a connection pool, with what the
+//! server learns about it once (row counts, filter sets), and its replacement when
+//! the loader renames a new file into place.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::OpenFlags;
+
+use roadtraffic_catalog::{DATASETS, SCHEMA_VERSION};
+
+pub type Pool = r2d2::Pool<SqliteConnectionManager>;
+
+/// How the file on disk is told apart from its replacement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileIdentity {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: i64,
+}
+
+impl FileIdentity {
+    pub fn of(path: &Path) -> std::io::Result<Self> {
+        Ok(Self::from_metadata(&std::fs::metadata(path)?))
+    }
+
+    fn from_metadata(m: &std::fs::Metadata) -> Self {
+        FileIdentity {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.len(),
+            mtime: m.mtime(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("{0}: {1}")]
+    Io(PathBuf, std::io::Error),
+    #[error("{0}: not a database built by roadtraffic-load: {1}")]
+    NotOurs(PathBuf, String),
+}
+
+/// What is learnt of a filter set by one scan of its index: how many rows match, and the id of
+/// every [`CHECKPOINT_EVERY`]th of them in id order, so that any page of it starts with a seek
+/// near its first row rather than an OFFSET over all the rows before it.
+#[derive(Debug)]
+pub struct FilterSet {
+    pub total: i64,
+    pub checkpoints: Vec<i64>,
+}
+
+pub const CHECKPOINT_EVERY: i64 = 256;
+
+/// Filter sets are learnt once per release and kept; past this many checkpoints in all (8
+/// bytes each), the oldest half of the sets is forgotten so memory stays bounded whatever the
+/// clients ask.
+const MAX_CACHED_CHECKPOINTS: usize = 2_000_000;
+const MAX_CACHED_SETS: usize = 20_000;
+
+#[derive(Default)]
+struct FilterSetCache {
+    sets: HashMap<String, Arc<FilterSet>>,
+    order: Vec<String>,
+    checkpoints: usize,
+}
+
+pub struct Release {
+    pub pool: Pool,
+    /// Held open so that the pool's connections, opened through it, see this file.
+    _file: File,
+    pub identity: FileIdentity,
+    /// Changes with every load: part of every ETag.
+    pub tag: String,
+    /// Rows per table, and whether its ids are exactly 1..rows (page N is then an id range).
+    rows: HashMap<&'static str, (i64, bool)>,
+    filter_sets: Mutex<FilterSetCache>,
+}
+
+impl Release {
+    pub fn open(path: &Path, pool_size: u32) -> Result<Release, OpenError> {
+        let io = |e| OpenError::Io(path.to_path_buf(), e);
+        // Every connection of this release opens this very file, through the descriptor held
+        // here: one renamed over the path later is another release, never mixed into this one.
+        let file = File::open(path).map_err(io)?;
+        let identity = FileIdentity::from_metadata(&file.metadata().map_err(io)?);
+        let pinned = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+        let pinned = if pinned.exists() {
+            pinned
+        } else {
+            path.to_path_buf()
+        };
+        let not_ours = |why: String| OpenError::NotOurs(path.to_path_buf(), why);
+        // immutable=1: the loader never writes a served file in place (it renames a new one
+        // over it), so SQLite can skip all locking.
+        let uri = format!(
+            "file:{}?mode=ro&immutable=1",
+            roadtraffic_catalog::schema::uri_path(&pinned)
+        );
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let manager = SqliteConnectionManager::file(&uri)
+            .with_flags(flags)
+            .with_init(|c| {
+                c.execute_batch(
+                    "PRAGMA query_only = ON; PRAGMA cache_size = -8192; PRAGMA mmap_size = 0;",
+                )
+            });
+        let pool = r2d2::Pool::builder()
+            .max_size(pool_size)
+            .min_idle(Some(pool_size))
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .connection_timeout(Duration::from_secs(10))
+            .build(manager)
+            .map_err(|e| not_ours(e.to_string()))?;
+        let conn = pool.get().map_err(|e| not_ours(e.to_string()))?;
+        let meta = |key: &str| -> Result<String, OpenError> {
+            conn.query_row("SELECT value FROM metadata WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .map_err(|e| not_ours(format!("metadata {key}: {e}")))
+        };
+        let version: i64 = meta("schema_version")?
+            .parse()
+            .map_err(|_| not_ours("bad schema_version".into()))?;
+        if version != SCHEMA_VERSION {
+            return Err(not_ours(format!(
+                "schema version {version}, this server reads version {SCHEMA_VERSION}: reload it with this version's roadtraffic-load"
+            )));
+        }
+        let loaded_at = meta("loaded_at")?;
+        let mut rows = HashMap::new();
+        for d in DATASETS {
+            let (count, max): (i64, Option<i64>) = conn
+                .query_row(
+                    &format!("SELECT count(*), max(id) FROM {}", d.table),
+                    [],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .map_err(|e| not_ours(format!("table {}: {e}", d.table)))?;
+            rows.insert(d.table, (count, max.unwrap_or(0) == count));
+        }
+        drop(conn);
+        let tag = format!(
+            "{:x}",
+            hash(&format!(
+                "{loaded_at}/{}/{}/{}",
+                identity.ino, identity.size, identity.mtime
+            ))
+        );
+        Ok(Release {
+            pool,
+            _file: file,
+            identity,
+            tag,
+            rows,
+            filter_sets: Mutex::new(FilterSetCache::default()),
+        })
+    }
+
+    /// Rows in a table, and whether its ids are dense (1..rows).
+    pub fn rows(&self, table: &str) -> (i64, bool) {
+        self.rows.get(table).copied().unwrap_or((0, false))
+    }
+
+    pub fn filter_set(&self, key: &str) -> Option<Arc<FilterSet>> {
+        self.filter_sets
+            .lock()
+            .expect("filter set lock")
+            .sets
+            .get(key)
+            .cloned()
+    }
+
+    pub fn remember_filter_set(&self, key: String, set: FilterSet) -> Arc<FilterSet> {
+        let set = Arc::new(set);
+        let mut cache = self.filter_sets.lock().expect("filter set lock");
+        if cache.sets.len() >= MAX_CACHED_SETS || cache.checkpoints >= MAX_CACHED_CHECKPOINTS {
+            let half = cache.order.len() / 2;
+            let forget: Vec<String> = cache.order.drain(..half).collect();
+            for k in forget {
+                if let Some(old) = cache.sets.remove(&k) {
+                    cache.checkpoints -= old.checkpoints.len();
+                }
+            }
+        }
+        cache.checkpoints += set.checkpoints.len();
+        if let Some(old) = cache.sets.insert(key.clone(), set.clone()) {
+            cache.checkpoints -= old.checkpoints.len();
+        } else {
+            cache.order.push(key);
+        }
+        set
+    }
+}
+
+/// A stable 64-bit hash (FNV-1a) for ETags: the same on every start and every machine.
+pub fn hash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100000001b3)
+    })
+}
+
+/// The release being served, replaced when a new file appears at the same path.
+pub struct Current {
+    path: PathBuf,
+    pool_size: u32,
+    release: RwLock<Arc<Release>>,
+    /// A file found not servable, not tried again until another takes its place.
+    refused: Mutex<Option<FileIdentity>>,
+}
+
+impl Current {
+    pub fn open(path: &Path, pool_size: u32) -> Result<Current, OpenError> {
+        let release = Release::open(path, pool_size)?;
+        Ok(Current {
+            path: path.to_path_buf(),
+            pool_size,
+            release: RwLock::new(Arc::new(release)),
+            refused: Mutex::new(None),
+        })
+    }
+
+    /// The release a request works on from start to end: a swap never mixes two files in one
+    /// response, and the old file stays open until its last request is done.
+    pub fn get(&self) -> Arc<Release> {
+        self.release.read().expect("release lock").clone()
+    }
+
+    /// Opens the file again if it is not the one being served; keeps the old one (and says
+    /// why) if the new one cannot be served.
+    pub fn refresh(&self) {
+        let Ok(identity) = FileIdentity::of(&self.path) else {
+            return; // mid-rename or removed: keep serving what we have
+        };
+        let mut refused = self.refused.lock().expect("refused lock");
+        if identity == self.get().identity || *refused == Some(identity) {
+            return;
+        }
+        match Release::open(&self.path, self.pool_size) {
+            Ok(new) => {
+                log::info!(
+                    "serving the new release at {} ({} bytes)",
+                    self.path.display(),
+                    new.identity.size
+                );
+                *self.release.write().expect("release lock") = Arc::new(new);
+            }
+            Err(e) => {
+                log::error!("not switching to the new file: {e}");
+                *refused = Some(identity);
+            }
+        }
+    }
+
+    /// Checks for a new file every `every`, on a thread of its own.
+    pub fn watch(self: &Arc<Self>, every: Duration) {
+        let me = Arc::downgrade(self);
+        std::thread::spawn(move || loop {
+            std::thread::sleep(every);
+            let Some(current) = me.upgrade() else { return };
+            current.refresh();
+        });
+    }
+}
