@@ -1,170 +1,11 @@
-//! The dataset catalogue: the one description of every table the mirror holds.
-//!
-//! Each dataset lists its columns in record (JSON) order with their value type, the CSV header
-//! names they are read from, whether they may be filtered on, and the natural key. The loader's
-//! header mapping, the schema DDL and indexes, the server's filters, sorts, field lists and JSON
-//! writer, and the README's field tables are all driven from here: adding a column is one edit.
+//! Every dataset the mirror holds, declared once: its columns in record (JSON) order with their
+//! types, domains and CSV aliases; its key, ids, filters and sorts; its national file's layout;
+//! how it is completed or derived. The loader's header mapping and checks, the schema, the
+//! server's filters, sorts, fields and JSON, the exports and the synthetic generator all read
+//! these declarations. Adding a vehicle column is one line in [`VEHICLES`] (and one in its
+//! [`TOTALS`] entry, if it is a part of a total).
 
-/// How a value is typed in SQLite and written in JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ValueType {
-    /// 64-bit integer, JSON integer. Published decimals are rounded (or refused, see
-    /// [`Dataset::integers_strict`]).
-    Integer,
-    /// Floating point, JSON number.
-    Number,
-    /// Text carried verbatim, JSON string.
-    Text,
-    /// `YYYY-MM-DD` text; a published time part is dropped.
-    Date,
-}
-
-impl ValueType {
-    pub fn sql(self) -> &'static str {
-        match self {
-            ValueType::Integer => "INTEGER",
-            ValueType::Number => "REAL",
-            ValueType::Text | ValueType::Date => "TEXT",
-        }
-    }
-}
-
-/// Where a column's value comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// Read from the CSV column whose header is the column name or one of these aliases
-    /// (compared case-insensitively).
-    Csv(&'static [&'static str]),
-    /// Assigned by the loader: 1..N in file order (or equal to count_point_id for count points).
-    Id,
-    /// Computed by the loader from other tables (e.g. a count point's latest AADF year).
-    Derived,
-}
-
-/// What a valid value of a column is. The loader checks every cell against its column's
-/// domain, the same way in every dataset; a value that fails makes its row unreadable.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Domain {
-    /// Free text (no NUL byte).
-    Text,
-    /// Text from a known vocabulary, compared ignoring case. Another value is kept, with a
-    /// warning: new codes appear in new releases.
-    Code(&'static [&'static str]),
-    /// A whole number in plain digits (ids, years, hours), within a range.
-    Whole { min: i64, max: i64 },
-    /// A count or a total: a whole number, or published decimal or exponent notation
-    /// (`918298.653`, `2.28e+08`), rounded, or refused as a fraction where the dataset is
-    /// [`Dataset::integers_strict`].
-    Count,
-    /// A finite decimal (`52.56592`, `.12`, `1.2e+03`; no `NaN`, `inf`, hex or thousands
-    /// separators) within a range.
-    Decimal { min: f64, max: f64 },
-    /// A four-digit year within [`YEARS`].
-    Year,
-    /// A real calendar date within [`YEARS`].
-    Date,
-}
-
-/// The years any release can hold: the published series start in 1993.
-pub const YEARS: std::ops::RangeInclusive<i64> = 1950..=2100;
-
-/// The largest count or total accepted: GB's yearly vehicle miles are about 3.3e11.
-pub const MAX_COUNT: f64 = 1e13;
-
-#[derive(Debug)]
-pub struct Column {
-    pub name: &'static str,
-    pub ty: ValueType,
-    pub domain: Domain,
-    pub source: Source,
-    /// The kind of a file is recognised by the presence of all its required columns.
-    pub required: bool,
-    /// Must hold a value in every row (natural key columns always must).
-    pub filled: bool,
-    /// Stored and emitted in records. Columns that are not stored only feed the derived
-    /// tables (regions, local authorities): names and ONS codes.
-    pub stored: bool,
-}
-
-/// `count_method=counted|estimated` is the one filter that is not a column: on AADF it matches
-/// estimation_method; raw counts are all manual counts, so `counted` matches every row and
-/// `estimated` none.
-pub const COUNT_METHOD: &str = "count_method";
-
-#[derive(Debug)]
-pub struct Dataset {
-    /// SQLite table name (an interface: scripts query it directly).
-    pub table: &'static str,
-    /// API paths (without the base path) that list this dataset; the first is canonical.
-    pub paths: &'static [&'static str],
-    /// Human name used in load reports.
-    pub title: &'static str,
-    /// Columns in record order, in groups shared between datasets; unstored columns come last.
-    pub groups: &'static [&'static [Column]],
-    /// Column names that identify a row; a repeated key is a duplicate.
-    pub natural_key: &'static [&'static str],
-    /// Accepted filter names, in the order the public service lists them in its error message.
-    /// Each names a stored column (also sortable) or [`COUNT_METHOD`]. Matching is exact;
-    /// text columns ignore letter case.
-    pub filters: &'static [&'static str],
-    /// Filterable columns that stay the same along long stretches of consecutive rows (a raw
-    /// count file holds each count point's count days together, an AADF file each year's
-    /// rows). Instead of an index each on the big table, they are kept once per run of rows in
-    /// a small `<table>_runs` table of id ranges, through which the server filters and sorts
-    /// on them. A file in another order only makes more, shorter runs.
-    pub run_columns: &'static [&'static str],
-    /// Filters left without an index: codes that match a large share of a table small enough
-    /// (about a million rows) to scan once per filter set. The server learns such a filter
-    /// set's total and checkpoints in one scan, then reads each page from its checkpoint, a
-    /// few hundred rows on; an index would cost the load more than it saves any request.
-    pub unindexed: &'static [&'static str],
-    /// Paginated with the Laravel envelope (else a bare JSON array).
-    pub paginated: bool,
-    /// An integer column holding a fraction is a bad row (AADF, raw counts) rather than a
-    /// published total to round (regional and local authority tables).
-    pub integers_strict: bool,
-    /// Loaded from CSV files (else derived by the loader).
-    pub from_csv: bool,
-}
-
-impl Dataset {
-    /// Every column, in record order (unstored ones last).
-    pub fn columns(&self) -> impl Iterator<Item = &'static Column> + Clone {
-        self.groups.iter().flat_map(|g| g.iter())
-    }
-    pub fn stored_columns(&self) -> impl Iterator<Item = &'static Column> + Clone {
-        self.columns().filter(|c| c.stored)
-    }
-    pub fn column(&self, name: &str) -> Option<&'static Column> {
-        self.columns().find(|c| c.name == name)
-    }
-    /// The stored column a filter name matches, if it is a plain column filter of this dataset.
-    pub fn filter_column(&self, name: &str) -> Option<&'static Column> {
-        if !self.filters.contains(&name) {
-            return None;
-        }
-        self.column(name).filter(|c| c.stored)
-    }
-    pub fn is_filterable(&self, column: &str) -> bool {
-        self.filter_column(column).is_some()
-    }
-    /// Columns worth an index: every filterable and sortable column but the id (the rowid)
-    /// and the run columns.
-    pub fn indexed_columns(&self) -> impl Iterator<Item = &'static Column> + '_ {
-        self.filters
-            .iter()
-            .filter_map(|f| self.filter_column(f))
-            .filter(|c| {
-                c.source != Source::Id
-                    && !self.run_columns.contains(&c.name)
-                    && !self.unindexed.contains(&c.name)
-            })
-    }
-    /// The table of runs (see [`Dataset::run_columns`]), if the dataset has one.
-    pub fn runs_table(&self) -> Option<String> {
-        (!self.run_columns.is_empty()).then(|| format!("{}_runs", self.table))
-    }
-}
+use crate::dataset::*;
 
 const fn col(name: &'static str, ty: ValueType, domain: Domain) -> Column {
     Column {
@@ -172,9 +13,12 @@ const fn col(name: &'static str, ty: ValueType, domain: Domain) -> Column {
         ty,
         domain,
         source: Source::Csv(&[]),
+        published: name,
         required: false,
         filled: false,
         stored: true,
+        area: None,
+        fill: None,
     }
 }
 const fn id() -> Column {
@@ -236,30 +80,84 @@ const fn unstored(mut c: Column) -> Column {
     c.stored = false;
     c
 }
+/// The header DfT's national file gives the column, where it is not its name.
+const fn headed(mut c: Column, header: &'static str) -> Column {
+    c.published = header;
+    c
+}
+const fn area(mut c: Column, field: AreaField) -> Column {
+    c.area = Some(field);
+    c
+}
+const fn fill(mut c: Column, with: Fill) -> Column {
+    c.fill = Some(with);
+    c
+}
+/// A column the loader computes for a derived table: never read from a CSV cell.
+const fn derived(name: &'static str, ty: ValueType) -> Column {
+    Column {
+        source: Source::Derived,
+        ..col(name, ty, Domain::Text)
+    }
+}
 
 use ValueType::{Date, Integer, Number, Text};
 
 pub const ROAD_TYPES: &[&str] = &["Major", "Minor"];
 /// Current codes, and `M` for minor roads in older files.
 pub const ROAD_CATEGORIES: &[&str] = &["TM", "PM", "TA", "PA", "MB", "MCU", "M"];
+/// Road category codes by the `road_category_id` (1..6) of the regional road type table.
+pub const ROAD_CATEGORY_CODES: &[&str] = &["TM", "PM", "TA", "PA", "MB", "MCU"];
 /// C is both directions combined.
 pub const DIRECTIONS: &[&str] = &["N", "S", "E", "W", "C"];
 pub const ESTIMATION_METHODS: &[&str] = &["Counted", "Estimated"];
 
-const VEHICLES: &[Column] = &[
+/// The vehicle groups of AADF and raw counts, in record order.
+pub const VEHICLES: &[Column] = &[
     count("pedal_cycles"),
     count("two_wheeled_motor_vehicles"),
     count("cars_and_taxis"),
     count("buses_and_coaches"),
-    count("lgvs"),
-    count("hgvs_2_rigid_axle"),
-    count("hgvs_3_rigid_axle"),
-    count("hgvs_4_or_more_rigid_axle"),
-    count("hgvs_3_or_4_articulated_axle"),
-    count("hgvs_5_articulated_axle"),
-    count("hgvs_6_articulated_axle"),
-    count("all_hgvs"),
+    headed(count("lgvs"), "LGVs"),
+    headed(count("hgvs_2_rigid_axle"), "HGVs_2_rigid_axle"),
+    headed(count("hgvs_3_rigid_axle"), "HGVs_3_rigid_axle"),
+    headed(
+        count("hgvs_4_or_more_rigid_axle"),
+        "HGVs_4_or_more_rigid_axle",
+    ),
+    headed(
+        count("hgvs_3_or_4_articulated_axle"),
+        "HGVs_3_or_4_articulated_axle",
+    ),
+    headed(count("hgvs_5_articulated_axle"), "HGVs_5_articulated_axle"),
+    headed(count("hgvs_6_articulated_axle"), "HGVs_6_articulated_axle"),
+    headed(count("all_hgvs"), "all_HGVs"),
     required(count("all_motor_vehicles")),
+];
+
+/// Totals and their parts, wherever a dataset has them all.
+pub static TOTALS: &[Total] = &[
+    Total {
+        total: "all_hgvs",
+        parts: &[
+            "hgvs_2_rigid_axle",
+            "hgvs_3_rigid_axle",
+            "hgvs_4_or_more_rigid_axle",
+            "hgvs_3_or_4_articulated_axle",
+            "hgvs_5_articulated_axle",
+            "hgvs_6_articulated_axle",
+        ],
+    },
+    Total {
+        total: "all_motor_vehicles",
+        parts: &[
+            "two_wheeled_motor_vehicles",
+            "cars_and_taxis",
+            "buses_and_coaches",
+            "lgvs",
+            "all_hgvs",
+        ],
+    },
 ];
 
 const LOCATION: &[Column] = &[
@@ -294,13 +192,56 @@ const LOCATION: &[Column] = &[
 
 /// Names and ONS codes that feed the regions and local authorities tables.
 const AREA_NAMES: &[Column] = &[
-    unstored(text("region_name")),
-    unstored(aliases(text("region_ons_code"), &["region_code"])),
-    unstored(text("local_authority_name")),
-    unstored(aliases(
-        text("local_authority_code"),
-        &["local_authoirty_ons_code", "local_authority_ons_code"],
+    unstored(area(text("region_name"), AreaField::RegionName)),
+    unstored(area(
+        aliases(text("region_ons_code"), &["region_code"]),
+        AreaField::RegionCode,
     )),
+    unstored(area(
+        text("local_authority_name"),
+        AreaField::LocalAuthorityName,
+    )),
+    unstored(area(
+        aliases(
+            text("local_authority_code"),
+            &["local_authoirty_ons_code", "local_authority_ons_code"],
+        ),
+        AreaField::LocalAuthorityCode,
+    )),
+];
+
+/// The location columns of the national files, names beside their ids.
+const NATIONAL_LOCATION: &[Layout] = &[Layout::Columns(&[
+    "region_id",
+    "region_name",
+    "region_ons_code",
+    "local_authority_id",
+    "local_authority_name",
+    "local_authority_code",
+    "road_name",
+    "road_category",
+    "road_type",
+    "start_junction_road_name",
+    "end_junction_road_name",
+    "easting",
+    "northing",
+    "latitude",
+    "longitude",
+    "link_length_km",
+    "link_length_miles",
+])];
+
+const AADF_FILTERS: &[&str] = &[
+    "id",
+    "count_point_id",
+    "region_id",
+    "local_authority_id",
+    "year",
+    "count_method",
+    "road_name",
+    "road_category",
+    "road_type",
+    "estimation_method",
 ];
 
 pub static AADF: Dataset = Dataset {
@@ -317,18 +258,10 @@ pub static AADF: Dataset = Dataset {
         VEHICLES,
         AREA_NAMES,
     ],
-    filters: &[
-        "id",
-        "count_point_id",
-        "region_id",
-        "local_authority_id",
-        "year",
-        "count_method",
-        "road_name",
-        "road_category",
-        "road_type",
-        "estimation_method",
-    ],
+    natural_key: &["count_point_id", "year"],
+    ids: Ids::FileOrder,
+    filters: AADF_FILTERS,
+    count_method: Some(CountMethod::Column("estimation_method")),
     run_columns: &["year"],
     unindexed: &[
         "region_id",
@@ -336,10 +269,20 @@ pub static AADF: Dataset = Dataset {
         "road_type",
         "estimation_method",
     ],
-    natural_key: &["count_point_id", "year"],
     paginated: true,
     integers_strict: true,
-    from_csv: true,
+    origin: Origin::Published(NationalFile {
+        name: "dft_traffic_counts_aadf.csv",
+        aliases: &[],
+        layout: &[
+            Layout::Columns(&["count_point_id", "year"]),
+            Layout::Nested(NATIONAL_LOCATION),
+            Layout::Columns(&["estimation_method", "estimation_method_detailed"]),
+            Layout::Group(VEHICLES),
+        ],
+        quote_all_text: false,
+    }),
+    completion: None,
 };
 
 pub static AADF_BY_DIRECTION: Dataset = Dataset {
@@ -357,6 +300,8 @@ pub static AADF_BY_DIRECTION: Dataset = Dataset {
         VEHICLES,
         AREA_NAMES,
     ],
+    natural_key: &["count_point_id", "year", "direction_of_travel"],
+    ids: Ids::FileOrder,
     filters: &[
         "id",
         "count_point_id",
@@ -370,6 +315,7 @@ pub static AADF_BY_DIRECTION: Dataset = Dataset {
         "estimation_method",
         "direction_of_travel",
     ],
+    count_method: Some(CountMethod::Column("estimation_method")),
     run_columns: &["year"],
     unindexed: &[
         "region_id",
@@ -378,10 +324,24 @@ pub static AADF_BY_DIRECTION: Dataset = Dataset {
         "estimation_method",
         "direction_of_travel",
     ],
-    natural_key: &["count_point_id", "year", "direction_of_travel"],
     paginated: true,
     integers_strict: true,
-    from_csv: true,
+    origin: Origin::Published(NationalFile {
+        name: "dft_traffic_counts_aadf_by_direction.csv",
+        aliases: &[],
+        layout: &[
+            Layout::Columns(&["count_point_id", "year"]),
+            Layout::Nested(NATIONAL_LOCATION),
+            Layout::Columns(&[
+                "estimation_method",
+                "estimation_method_detailed",
+                "direction_of_travel",
+            ]),
+            Layout::Group(VEHICLES),
+        ],
+        quote_all_text: false,
+    }),
+    completion: None,
 };
 
 pub static COUNT_POINTS: Dataset = Dataset {
@@ -392,12 +352,13 @@ pub static COUNT_POINTS: Dataset = Dataset {
         &[
             id(),
             required(ident("count_point_id")),
-            // Recomputed by the loader from the AADF rows when there are any.
             col("aadf_year", Integer, Domain::Year),
         ],
         LOCATION,
         AREA_NAMES,
     ],
+    natural_key: &["count_point_id"],
+    ids: Ids::Column("count_point_id"),
     filters: &[
         "id",
         "count_point_id",
@@ -408,12 +369,25 @@ pub static COUNT_POINTS: Dataset = Dataset {
         "road_type",
         "aadf_year",
     ],
+    count_method: None,
     run_columns: &[],
     unindexed: &[],
-    natural_key: &["count_point_id"],
     paginated: true,
     integers_strict: true,
-    from_csv: true,
+    origin: Origin::Published(NationalFile {
+        name: "count_points.csv",
+        aliases: &["dft_count_points.csv"],
+        layout: &[
+            Layout::Columns(&["count_point_id", "aadf_year"]),
+            Layout::Nested(NATIONAL_LOCATION),
+        ],
+        quote_all_text: false,
+    }),
+    completion: Some(Completion::LatestOf {
+        source: &AADF,
+        key: "count_point_id",
+        latest_year: "aadf_year",
+    }),
 };
 
 pub static RAW_COUNTS: Dataset = Dataset {
@@ -427,12 +401,19 @@ pub static RAW_COUNTS: Dataset = Dataset {
             required(code("direction_of_travel", DIRECTIONS)),
             required(year()),
             required(col("count_date", Date, Domain::Date)),
-            required(col("hour", Integer, Domain::Whole { min: 0, max: 23 })),
+            required(col("hour", Integer, Domain::Hour)),
         ],
         LOCATION,
         VEHICLES,
         AREA_NAMES,
     ],
+    natural_key: &[
+        "count_point_id",
+        "count_date",
+        "hour",
+        "direction_of_travel",
+    ],
+    ids: Ids::FileOrder,
     filters: &[
         "id",
         "count_point_id",
@@ -447,6 +428,7 @@ pub static RAW_COUNTS: Dataset = Dataset {
         "count_date",
         "hour",
     ],
+    count_method: Some(CountMethod::AllCounted),
     run_columns: &[
         "count_point_id",
         "region_id",
@@ -458,15 +440,25 @@ pub static RAW_COUNTS: Dataset = Dataset {
         "count_date",
     ],
     unindexed: &[],
-    natural_key: &[
-        "count_point_id",
-        "count_date",
-        "hour",
-        "direction_of_travel",
-    ],
     paginated: true,
     integers_strict: true,
-    from_csv: true,
+    origin: Origin::Published(NationalFile {
+        name: "dft_traffic_counts_raw_counts.csv",
+        aliases: &[],
+        layout: &[
+            Layout::Columns(&[
+                "count_point_id",
+                "direction_of_travel",
+                "year",
+                "count_date",
+                "hour",
+            ]),
+            Layout::Nested(NATIONAL_LOCATION),
+            Layout::Group(VEHICLES),
+        ],
+        quote_all_text: false,
+    }),
+    completion: None,
 };
 
 pub static LOCAL_AUTHORITY_TRAFFIC: Dataset = Dataset {
@@ -476,12 +468,21 @@ pub static LOCAL_AUTHORITY_TRAFFIC: Dataset = Dataset {
     groups: &[&[
         id(),
         required(year()),
-        ident("region_id"),
+        fill(ident("region_id"), Fill::RegionOfLocalAuthority),
         required(ident("local_authority_id")),
-        aliases(text("local_authority_name"), &["name"]),
-        aliases(
-            text("ons_code"),
-            &["local_authority_code", "local_authority_ons_code"],
+        area(
+            aliases(text("local_authority_name"), &["name"]),
+            AreaField::LocalAuthorityName,
+        ),
+        headed(
+            area(
+                aliases(
+                    text("ons_code"),
+                    &["local_authority_code", "local_authority_ons_code"],
+                ),
+                AreaField::LocalAuthorityCode,
+            ),
+            "local_authority_code",
         ),
         required(aliases(
             number("link_length_km", 0.0, 1e6),
@@ -494,13 +495,30 @@ pub static LOCAL_AUTHORITY_TRAFFIC: Dataset = Dataset {
         required(count("cars_and_taxis")),
         required(count("all_motor_vehicles")),
     ]],
+    natural_key: &["local_authority_id", "year"],
+    ids: Ids::FileOrder,
     filters: &["id", "local_authority_id", "region_id", "year"],
+    count_method: None,
     run_columns: &[],
     unindexed: &[],
-    natural_key: &["local_authority_id", "year"],
     paginated: true,
     integers_strict: false,
-    from_csv: true,
+    origin: Origin::Published(NationalFile {
+        name: "local_authority_traffic.csv",
+        aliases: &[],
+        layout: &[Layout::Columns(&[
+            "local_authority_id",
+            "local_authority_name",
+            "ons_code",
+            "year",
+            "link_length_km",
+            "link_length_miles",
+            "cars_and_taxis",
+            "all_motor_vehicles",
+        ])],
+        quote_all_text: true,
+    }),
+    completion: None,
 };
 
 pub static REGION_TRAFFIC_BY_ROAD_TYPE: Dataset = Dataset {
@@ -512,17 +530,32 @@ pub static REGION_TRAFFIC_BY_ROAD_TYPE: Dataset = Dataset {
         required(year()),
         required(ident("region_id")),
         // Published as a code in road_category_name, or only as road_category_id 1..6.
-        aliases(
-            code("road_category", ROAD_CATEGORIES),
-            &["road_category_name"],
+        headed(
+            fill(
+                aliases(
+                    code("road_category", ROAD_CATEGORIES),
+                    &["road_category_name"],
+                ),
+                Fill::CodeOf {
+                    column: "road_category_id",
+                    codes: ROAD_CATEGORY_CODES,
+                },
+            ),
+            "road_category_name",
         ),
-        required(aliases(
-            number("total_link_length_km", 0.0, 1e7),
-            &["link_length_km"],
-        )),
-        aliases(
-            number("total_link_length_miles", 0.0, 1e7),
-            &["link_length_miles"],
+        headed(
+            required(aliases(
+                number("total_link_length_km", 0.0, 1e7),
+                &["link_length_km"],
+            )),
+            "link_length_km",
+        ),
+        headed(
+            aliases(
+                number("total_link_length_miles", 0.0, 1e7),
+                &["link_length_miles"],
+            ),
+            "link_length_miles",
         ),
         required(count("all_motor_vehicles")),
         required(unstored(col(
@@ -530,16 +563,37 @@ pub static REGION_TRAFFIC_BY_ROAD_TYPE: Dataset = Dataset {
             Integer,
             Domain::Whole { min: 1, max: 6 },
         ))),
-        unstored(text("region_name")),
-        unstored(aliases(text("region_ons_code"), &["ons_code"])),
+        unstored(area(text("region_name"), AreaField::RegionName)),
+        unstored(area(
+            aliases(text("region_ons_code"), &["ons_code"]),
+            AreaField::RegionCode,
+        )),
     ]],
+    natural_key: &["region_id", "year", "road_category"],
+    ids: Ids::FileOrder,
     filters: &["id", "region_id", "year", "road_category"],
+    count_method: None,
     run_columns: &[],
     unindexed: &[],
-    natural_key: &["region_id", "year", "road_category"],
     paginated: true,
     integers_strict: false,
-    from_csv: true,
+    origin: Origin::Published(NationalFile {
+        name: "region_traffic_by_road_type.csv",
+        aliases: &[],
+        layout: &[Layout::Columns(&[
+            "year",
+            "region_id",
+            "region_name",
+            "region_ons_code",
+            "road_category_id",
+            "road_category",
+            "total_link_length_km",
+            "total_link_length_miles",
+            "all_motor_vehicles",
+        ])],
+        quote_all_text: true,
+    }),
+    completion: None,
 };
 
 pub static REGION_TRAFFIC_BY_VEHICLE_TYPE: Dataset = Dataset {
@@ -550,53 +604,82 @@ pub static REGION_TRAFFIC_BY_VEHICLE_TYPE: Dataset = Dataset {
         id(),
         required(year()),
         required(ident("region_id")),
-        required(aliases(
-            number("total_link_length_km", 0.0, 1e7),
-            &["link_length_km"],
-        )),
-        aliases(
-            number("total_link_length_miles", 0.0, 1e7),
-            &["link_length_miles"],
+        headed(
+            required(aliases(
+                number("total_link_length_km", 0.0, 1e7),
+                &["link_length_km"],
+            )),
+            "link_length_km",
+        ),
+        headed(
+            aliases(
+                number("total_link_length_miles", 0.0, 1e7),
+                &["link_length_miles"],
+            ),
+            "link_length_miles",
         ),
         count("pedal_cycles"),
         count("two_wheeled_motor_vehicles"),
         required(count("cars_and_taxis")),
         count("buses_and_coaches"),
-        count("lgvs"),
-        count("all_hgvs"),
+        headed(count("lgvs"), "LGVs"),
+        headed(count("all_hgvs"), "all_HGVs"),
         required(count("all_motor_vehicles")),
-        unstored(aliases(text("region_name"), &[])),
-        unstored(aliases(text("region_ons_code"), &["ons_code"])),
+        unstored(area(text("region_name"), AreaField::RegionName)),
+        unstored(area(
+            aliases(text("region_ons_code"), &["ons_code"]),
+            AreaField::RegionCode,
+        )),
     ]],
+    natural_key: &["region_id", "year"],
+    ids: Ids::FileOrder,
     filters: &["id", "region_id", "year"],
+    count_method: None,
     run_columns: &[],
     unindexed: &[],
-    natural_key: &["region_id", "year"],
     paginated: true,
     integers_strict: false,
-    from_csv: true,
+    origin: Origin::Published(NationalFile {
+        name: "region_traffic_by_vehicle_type.csv",
+        aliases: &[],
+        layout: &[Layout::Columns(&[
+            "year",
+            "region_id",
+            "region_name",
+            "region_ons_code",
+            "total_link_length_km",
+            "total_link_length_miles",
+            "pedal_cycles",
+            "two_wheeled_motor_vehicles",
+            "cars_and_taxis",
+            "buses_and_coaches",
+            "lgvs",
+            "all_hgvs",
+            "all_motor_vehicles",
+        ])],
+        quote_all_text: true,
+    }),
+    completion: None,
 };
 
-/// A column the loader computes (derived tables): never read from a CSV cell.
-const fn derived(name: &'static str, ty: ValueType) -> Column {
-    Column {
-        source: Source::Derived,
-        ..col(name, ty, Domain::Text)
-    }
-}
+/// The unpaginated lists of areas: `filter[id]`, `filter[name]`.
+const AREA_FILTERS: &[&str] = &["id", "name"];
 
 pub static COUNTRIES: Dataset = Dataset {
     table: "countries",
     paths: &["/countries"],
     title: "countries",
     groups: &[&[id(), derived("name", Text), derived("ons_code", Text)]],
-    filters: &["id", "name"],
+    natural_key: &["id"],
+    ids: Ids::Column("id"),
+    filters: AREA_FILTERS,
+    count_method: None,
     run_columns: &[],
     unindexed: &[],
-    natural_key: &["id"],
     paginated: false,
     integers_strict: true,
-    from_csv: false,
+    origin: Origin::Derived(Derivation::Countries),
+    completion: None,
 };
 
 pub static REGIONS: Dataset = Dataset {
@@ -609,13 +692,16 @@ pub static REGIONS: Dataset = Dataset {
         derived("ons_code", Text),
         derived("country_id", Integer),
     ]],
-    filters: &["id", "name"],
+    natural_key: &["id"],
+    ids: Ids::Column("id"),
+    filters: AREA_FILTERS,
+    count_method: None,
     run_columns: &[],
     unindexed: &[],
-    natural_key: &["id"],
     paginated: false,
     integers_strict: true,
-    from_csv: false,
+    origin: Origin::Derived(Derivation::Regions),
+    completion: None,
 };
 
 pub static LOCAL_AUTHORITIES: Dataset = Dataset {
@@ -629,17 +715,22 @@ pub static LOCAL_AUTHORITIES: Dataset = Dataset {
         derived("ita_id", Integer),
         derived("ons_code", Text),
     ]],
-    filters: &["id", "name"],
+    natural_key: &["id"],
+    ids: Ids::Column("id"),
+    filters: AREA_FILTERS,
+    count_method: None,
     run_columns: &[],
     unindexed: &[],
-    natural_key: &["id"],
     paginated: false,
     integers_strict: true,
-    from_csv: false,
+    origin: Origin::Derived(Derivation::LocalAuthorities),
+    completion: None,
 };
 
-/// Every dataset. The order of the CSV kinds matters: a file is given the first kind whose
-/// required columns it has, so the more specific kinds come first.
+/// Every dataset. The order is that of recognition and of loading: a file is given the first
+/// kind whose required columns it has, so the more specific kinds come first; and the biggest
+/// are loaded first, so that SQLite indexes each while the next files are read. The derived
+/// tables come last.
 pub static DATASETS: [&Dataset; 10] = [
     &RAW_COUNTS,
     &AADF_BY_DIRECTION,
@@ -653,11 +744,13 @@ pub static DATASETS: [&Dataset; 10] = [
     &LOCAL_AUTHORITIES,
 ];
 
-/// Road category codes by the `road_category_id` of the regional road type table.
-pub const ROAD_CATEGORY_CODES: [&str; 6] = ["TM", "PM", "TA", "PA", "MB", "MCU"];
-
-/// The schema version written into the metadata table; the server refuses any other.
-pub const SCHEMA_VERSION: i64 = 1;
+/// The datasets read from published CSV files, in recognition and load order.
+pub fn published() -> impl Iterator<Item = &'static Dataset> {
+    DATASETS
+        .iter()
+        .copied()
+        .filter(|d| d.national_file().is_some())
+}
 
 #[cfg(test)]
 mod tests {
@@ -681,14 +774,26 @@ mod tests {
                 let c = d.column(k).unwrap_or_else(|| panic!("{}.{k}", d.table));
                 assert!(c.stored, "{}.{k}", d.table);
             }
+            if let Some(c) = d.id_column() {
+                assert!(d.column(c).is_some(), "{}: id {c}", d.table);
+            }
         }
     }
 
     #[test]
-    fn every_filter_is_a_stored_column_or_count_method() {
+    fn every_filter_is_a_stored_column_or_a_declared_count_method() {
         for d in DATASETS {
             for f in d.filters {
                 assert!(d.is_filterable(f) || *f == COUNT_METHOD, "{}.{f}", d.table);
+            }
+            assert_eq!(
+                d.filters.contains(&COUNT_METHOD),
+                d.count_method.is_some(),
+                "{}",
+                d.table
+            );
+            if let Some(CountMethod::Column(c)) = d.count_method {
+                assert!(d.column(c).is_some(), "{}.{c}", d.table);
             }
             for r in d.run_columns.iter().chain(d.unindexed) {
                 assert!(d.is_filterable(r), "{}.{r}", d.table);
@@ -703,5 +808,52 @@ mod tests {
             let stored: Vec<bool> = d.columns().map(|c| c.stored).collect();
             assert!(stored.windows(2).all(|w| w[0] || !w[1]), "{}", d.table);
         }
+    }
+
+    #[test]
+    fn national_files_name_columns_of_their_dataset_once_each() {
+        for d in published() {
+            let columns = d.national_file().unwrap().columns();
+            for c in &columns {
+                assert!(d.column(c).is_some(), "{}: {c}", d.table);
+            }
+            let mut unique = columns.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), columns.len(), "{}", d.table);
+        }
+    }
+
+    #[test]
+    fn completions_and_fills_name_real_columns() {
+        for d in DATASETS {
+            if let Some(Completion::LatestOf {
+                source,
+                key,
+                latest_year,
+            }) = d.completion
+            {
+                assert!(d.column(key).is_some() && source.column(key).is_some());
+                assert!(d.column(latest_year).is_some() && source.column("year").is_some());
+            }
+            for c in d.columns() {
+                if let Some(Fill::CodeOf { column, .. }) = c.fill {
+                    assert!(d.column(column).is_some(), "{}.{column}", d.table);
+                }
+            }
+        }
+        assert!(!COUNT_POINTS.final_when_read() && !LOCAL_AUTHORITY_TRAFFIC.final_when_read());
+        assert!(RAW_COUNTS.final_when_read() && REGION_TRAFFIC_BY_ROAD_TYPE.final_when_read());
+    }
+
+    #[test]
+    fn totals_apply_where_every_part_is() {
+        let names = |d: &Dataset| d.totals().map(|t| t.total).collect::<Vec<_>>();
+        assert_eq!(names(&AADF), ["all_hgvs", "all_motor_vehicles"]);
+        assert_eq!(
+            names(&REGION_TRAFFIC_BY_VEHICLE_TYPE),
+            ["all_motor_vehicles"]
+        );
+        assert!(names(&LOCAL_AUTHORITY_TRAFFIC).is_empty());
     }
 }

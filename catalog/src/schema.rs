@@ -63,6 +63,29 @@ pub fn create_all_tables() -> Vec<String> {
     out
 }
 
+/// The version of the schema: a hash of every statement that builds it, so that any change to
+/// a table, a column or an index makes files of the old schema refused (and reloaded) rather
+/// than misread. Kept in each file's metadata as `schema_version`.
+pub fn version() -> String {
+    let mut ddl = create_all_tables();
+    for d in DATASETS {
+        ddl.extend(create_indexes(d));
+    }
+    format!("{:016x}", crate::stable_hash(&ddl.join(";\n")))
+}
+
+/// The metadata table's keys that every file of ours has.
+pub mod metadata {
+    pub const SCHEMA_VERSION: &str = "schema_version";
+    pub const RELEASE: &str = "release";
+    pub const LOADED_AT: &str = "loaded_at";
+    pub const LOADER_VERSION: &str = "loader_version";
+    /// Rows per table, as a JSON object.
+    pub const ROW_COUNTS: &str = "row_counts";
+    /// Each source file's name, size and SHA-256, as a JSON array.
+    pub const SOURCES: &str = "sources";
+}
+
 /// A path as written in an SQLite `file:` URI (absolute, `?`, `#` and `%` escaped).
 pub fn uri_path(path: &Path) -> String {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
@@ -80,6 +103,12 @@ pub fn uri_path(path: &Path) -> String {
 mod tests {
     use super::*;
     use crate::AADF;
+
+    #[test]
+    fn the_version_follows_the_ddl() {
+        assert_eq!(version(), version());
+        assert_eq!(version().len(), 16);
+    }
 
     #[test]
     fn ddl_is_valid_sqlite() {

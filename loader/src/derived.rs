@@ -1,15 +1,18 @@
-//! Derived tables: countries, regions and local authorities from the names and codes the data
-//! files carry, and count points completed from the AADF rows.
+//! What the loader makes besides the rows it reads: the tables derived from every file
+//! (countries, regions, local authorities), the rows a dataset is completed with (count points
+//! from their latest AADF row), and the values filled in once everything is read.
 
 use std::path::Path;
 
 use rusqlite::Connection;
 use rustc_hash::FxHashMap;
 
+use roadtraffic_catalog::{self as catalog, AreaField, Completion, Dataset, Derivation, Fill};
+
+use crate::error::InputError;
 use crate::report::LoadReport;
 use crate::value::Value;
 use crate::LoadError;
-use roadtraffic_catalog::{self as catalog, Dataset};
 
 /// The bundled reference file: country ids, names and ONS codes.
 const BUNDLED_COUNTRIES: &str = include_str!("../../data/countries.csv");
@@ -30,7 +33,7 @@ pub fn read_countries(path: Option<&Path>) -> Result<Vec<Country>, LoadError> {
     csv::Reader::from_reader(text.as_bytes())
         .deserialize()
         .collect::<Result<Vec<Country>, _>>()
-        .map_err(|e| LoadError::Refused(format!("{name}: {e}")))
+        .map_err(|e| InputError::Countries(name, e.to_string()).into())
 }
 
 /// A value with the year of the row it came from: the most recent year wins.
@@ -77,38 +80,36 @@ struct Area {
 pub struct AreaPositions {
     year: Option<usize>,
     region_id: Option<usize>,
-    region_name: Option<usize>,
-    region_ons_code: Option<usize>,
     la_id: Option<usize>,
-    la_name: Option<usize>,
-    la_ons_code: Option<usize>,
+    fields: FxHashMap<AreaField, usize>,
 }
 
 impl AreaPositions {
     pub fn new(d: &Dataset) -> Self {
-        let pos = |name: &str| d.columns().position(|c| c.name == name);
         AreaPositions {
-            year: pos("year"),
-            region_id: pos("region_id"),
-            region_name: pos("region_name"),
-            region_ons_code: pos("region_ons_code"),
-            la_id: pos("local_authority_id"),
-            la_name: pos("local_authority_name"),
-            // The local authority traffic table calls its code ons_code.
-            la_ons_code: pos("local_authority_code").or_else(|| pos("ons_code")),
+            year: d.position("year"),
+            region_id: d.position("region_id"),
+            la_id: d.position("local_authority_id"),
+            fields: d
+                .columns()
+                .enumerate()
+                .filter_map(|(i, c)| Some((c.area?, i)))
+                .collect(),
         }
+    }
+
+    fn text<'r>(&self, row: &'r [Value], field: AreaField) -> Option<&'r str> {
+        self.fields.get(&field).and_then(|&i| row[i].as_text())
     }
 }
 
+/// What every file says of each region and local authority.
 #[derive(Default)]
 pub struct Areas {
     regions: FxHashMap<i64, Area>,
     local_authorities: FxHashMap<i64, Area>,
 }
 
-fn text_at(row: &[Value], at: Option<usize>) -> Option<&str> {
-    at.and_then(|i| row[i].as_text())
-}
 fn int_at(row: &[Value], at: Option<usize>) -> Option<i64> {
     at.and_then(|i| row[i].as_int())
 }
@@ -119,99 +120,126 @@ impl Areas {
         let region_id = int_at(row, p.region_id);
         if let Some(id) = region_id {
             let r = self.regions.entry(id).or_default();
-            r.name.offer_str(year, text_at(row, p.region_name));
-            r.ons_code.offer_str(year, text_at(row, p.region_ons_code));
+            r.name.offer_str(year, p.text(row, AreaField::RegionName));
+            r.ons_code
+                .offer_str(year, p.text(row, AreaField::RegionCode));
         }
         if let Some(id) = int_at(row, p.la_id) {
             let la = self.local_authorities.entry(id).or_default();
-            la.name.offer_str(year, text_at(row, p.la_name));
-            la.ons_code.offer_str(year, text_at(row, p.la_ons_code));
+            la.name
+                .offer_str(year, p.text(row, AreaField::LocalAuthorityName));
+            la.ons_code
+                .offer_str(year, p.text(row, AreaField::LocalAuthorityCode));
             la.region_id.offer(year, region_id);
         }
     }
 }
 
-/// The latest AADF row of each count point: its year, and its id to copy the location from.
-pub struct AadfPoints {
-    points: FxHashMap<i64, (i64, i64)>,
-    id: usize,
-    count_point_id: usize,
+/// For one [`Completion::LatestOf`]: the latest row of each key of the source dataset, by
+/// year (its year and id).
+struct LatestRows {
+    completes: &'static Dataset,
+    source: &'static Dataset,
+    key: usize,
     year: usize,
+    id: usize,
+    rows: FxHashMap<i64, (i64, i64)>,
 }
 
-impl Default for AadfPoints {
+/// The rows that the catalogue's completions are made from, gathered while reading.
+pub struct Completions(Vec<LatestRows>);
+
+impl Default for Completions {
     fn default() -> Self {
-        let pos = |name: &str| {
-            catalog::AADF
-                .columns()
-                .position(|c| c.name == name)
-                .expect("AADF column")
-        };
-        AadfPoints {
-            points: FxHashMap::default(),
-            id: pos("id"),
-            count_point_id: pos("count_point_id"),
-            year: pos("year"),
-        }
+        let latest = catalog::DATASETS.iter().filter_map(|d| match d.completion {
+            Some(Completion::LatestOf { source, key, .. }) => Some(LatestRows {
+                completes: d,
+                source,
+                key: source.position(key)?,
+                year: source.position("year")?,
+                id: source.position("id")?,
+                rows: FxHashMap::default(),
+            }),
+            None => None,
+        });
+        Completions(latest.collect())
     }
 }
 
-impl AadfPoints {
-    pub fn observe(&mut self, aadf_row: &[Value]) {
-        let (Some(cp), Some(year), Some(id)) = (
-            aadf_row[self.count_point_id].as_int(),
-            aadf_row[self.year].as_int(),
-            aadf_row[self.id].as_int(),
-        ) else {
-            return;
-        };
-        let latest = self.points.entry(cp).or_insert((year, id));
-        if year >= latest.0 {
-            *latest = (year, id);
+impl Completions {
+    /// Notes a row of `dataset` that completes another.
+    pub fn observe(&mut self, dataset: &'static Dataset, row: &[Value]) {
+        for l in self
+            .0
+            .iter_mut()
+            .filter(|l| std::ptr::eq(l.source, dataset))
+        {
+            let (Some(key), Some(year), Some(id)) = (
+                row[l.key].as_int(),
+                row[l.year].as_int(),
+                row[l.id].as_int(),
+            ) else {
+                continue;
+            };
+            let latest = l.rows.entry(key).or_insert((year, id));
+            if year >= latest.0 {
+                *latest = (year, id);
+            }
         }
+    }
+
+    /// Completes each dataset: sets every row's latest year, and adds the rows only the source
+    /// knows (all of them when no file of the dataset was given), as in their latest row.
+    pub fn apply(&self, conn: &Connection, report: &mut LoadReport) -> Result<(), LoadError> {
+        for l in self.0.iter().filter(|l| !l.rows.is_empty()) {
+            complete(conn, l, report)?;
+        }
+        Ok(())
     }
 }
 
-/// Sets each count point's aadf_year from the AADF rows, and adds the count points that only
-/// the AADF rows know (all of them when no count points file was given), located as in their
-/// latest AADF row.
-pub fn complete_count_points(
-    conn: &Connection,
-    points: &AadfPoints,
-    report: &mut LoadReport,
-) -> Result<(), LoadError> {
-    if points.points.is_empty() {
+fn complete(conn: &Connection, l: &LatestRows, report: &mut LoadReport) -> Result<(), LoadError> {
+    let Some(Completion::LatestOf {
+        key, latest_year, ..
+    }) = l.completes.completion
+    else {
         return Ok(());
-    }
-    let cp = &catalog::COUNT_POINTS;
-    let names: Vec<&str> = cp.stored_columns().map(|c| c.name).collect();
-    let from_aadf: Vec<&str> = names
+    };
+    let (table, source) = (l.completes.table, l.source.table);
+    let names: Vec<&str> = l.completes.stored_columns().map(|c| c.name).collect();
+    // The source's columns under this dataset's names: its id is the key, its latest year the
+    // year.
+    let id_column = l.completes.id_column().unwrap_or(key);
+    let from: Vec<&str> = names
         .iter()
         .map(|n| match *n {
-            "id" => "count_point_id",
-            "aadf_year" => "year",
+            n if n == latest_year => "year",
+            "id" => id_column,
             other => other,
         })
         .collect();
-    let mut update = conn.prepare("UPDATE count_points SET aadf_year = ?1 WHERE id = ?2")?;
-    let mut insert = conn.prepare(&format!(
-        "INSERT INTO count_points ({}) SELECT {} FROM aadf WHERE id = ?1",
-        names.join(","),
-        from_aadf.join(",")
+    let mut update = conn.prepare(&format!(
+        "UPDATE {table} SET {latest_year} = ?1 WHERE {key} = ?2"
     ))?;
-    let mut ids: Vec<(&i64, &(i64, i64))> = points.points.iter().collect();
-    ids.sort();
-    let mut derived = 0u64;
-    for (cp_id, (year, aadf_id)) in ids {
-        if update.execute((year, cp_id))? == 0 {
-            insert.execute([aadf_id])?;
-            derived += 1;
+    let mut insert = conn.prepare(&format!(
+        "INSERT INTO {table} ({}) SELECT {} FROM {source} WHERE id = ?1",
+        names.join(","),
+        from.join(",")
+    ))?;
+    let mut keys: Vec<(&i64, &(i64, i64))> = l.rows.iter().collect();
+    keys.sort();
+    let mut added = 0u64;
+    for (k, (year, id)) in keys {
+        if update.execute((year, k))? == 0 {
+            insert.execute([id])?;
+            added += 1;
         }
     }
-    if derived > 0 {
-        report.add_rows(cp.table, derived);
+    if added > 0 {
+        report.add_rows(table, added);
         report.note(format!(
-            "{derived} count points derived from the AADF rows (latest year's location)"
+            "{added} {} derived from the {} rows (latest year's location)",
+            l.completes.title, l.source.title
         ));
     }
     Ok(())
@@ -239,50 +267,121 @@ fn country_of(countries: &[Country], name: Option<&str>, ons: Option<&str>) -> O
     by_ons.or_else(by_name).or_else(england)
 }
 
+/// Inserts rows into a derived table, its stored columns in order.
+fn insert_rows(
+    conn: &Connection,
+    d: &Dataset,
+    rows: impl Iterator<Item = Vec<rusqlite::types::Value>>,
+    report: &mut LoadReport,
+) -> Result<(), LoadError> {
+    let names: Vec<&str> = d.stored_columns().map(|c| c.name).collect();
+    let marks = vec!["?"; names.len()].join(",");
+    let mut insert = conn.prepare(&format!(
+        "INSERT INTO {} ({}) VALUES ({marks})",
+        d.table,
+        names.join(",")
+    ))?;
+    let mut n = 0u64;
+    for row in rows {
+        insert.execute(rusqlite::params_from_iter(row))?;
+        n += 1;
+    }
+    report.add_rows(d.table, n);
+    Ok(())
+}
+
+/// The rows of a derived table, in its columns' order, sorted by id.
+fn derived_rows(
+    derivation: Derivation,
+    areas: &Areas,
+    countries: &[Country],
+) -> Vec<Vec<rusqlite::types::Value>> {
+    use rusqlite::types::Value as V;
+    let text = |t: &Option<String>| t.clone().map_or(V::Null, V::Text);
+    let int = |i: Option<i64>| i.map_or(V::Null, V::Integer);
+    fn sorted(m: &FxHashMap<i64, Area>) -> Vec<(i64, &Area)> {
+        let mut ids: Vec<(i64, &Area)> = m.iter().map(|(id, a)| (*id, a)).collect();
+        ids.sort_by_key(|(id, _)| *id);
+        ids
+    }
+    match derivation {
+        Derivation::Countries => countries
+            .iter()
+            .map(|c| {
+                vec![
+                    V::Integer(c.id),
+                    V::Text(c.name.clone()),
+                    V::Text(c.ons_code.clone()),
+                ]
+            })
+            .collect(),
+        Derivation::Regions => sorted(&areas.regions)
+            .into_iter()
+            .map(|(id, r)| {
+                let country = country_of(
+                    countries,
+                    r.name.value.as_deref(),
+                    r.ons_code.value.as_deref(),
+                );
+                vec![
+                    V::Integer(id),
+                    text(&r.name.value),
+                    text(&r.ons_code.value),
+                    int(country),
+                ]
+            })
+            .collect(),
+        // No published CSV gives a local authority's ITA: ita_id stays null.
+        Derivation::LocalAuthorities => sorted(&areas.local_authorities)
+            .into_iter()
+            .map(|(id, la)| {
+                vec![
+                    V::Integer(id),
+                    text(&la.name.value),
+                    int(la.region_id.value),
+                    V::Null,
+                    text(&la.ons_code.value),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// Writes the derived tables, then fills what was waiting for them.
 pub fn write_derived(
     conn: &Connection,
     areas: &Areas,
     countries: &[Country],
     report: &mut LoadReport,
 ) -> Result<(), LoadError> {
-    let mut insert =
-        conn.prepare("INSERT INTO countries (id, name, ons_code) VALUES (?1, ?2, ?3)")?;
-    for c in countries {
-        insert.execute((c.id, &c.name, &c.ons_code))?;
+    for d in catalog::DATASETS {
+        if let Some(derivation) = d.derivation() {
+            let rows = derived_rows(derivation, areas, countries);
+            insert_rows(conn, d, rows.into_iter(), report)?;
+        }
     }
-    report.add_rows(catalog::COUNTRIES.table, countries.len() as u64);
+    fill_regions(conn)
+}
 
-    let mut insert = conn
-        .prepare("INSERT INTO regions (id, name, ons_code, country_id) VALUES (?1, ?2, ?3, ?4)")?;
-    let mut ids: Vec<&i64> = areas.regions.keys().collect();
-    ids.sort();
-    for id in &ids {
-        let r = &areas.regions[id];
-        let country = country_of(
-            countries,
-            r.name.value.as_deref(),
-            r.ons_code.value.as_deref(),
-        );
-        insert.execute((id, &r.name.value, &r.ons_code.value, country))?;
+/// Columns declared [`Fill::RegionOfLocalAuthority`]: a file that gives no region (the local
+/// authority traffic files) gets its local authority's, from the other files.
+fn fill_regions(conn: &Connection) -> Result<(), LoadError> {
+    let local_authorities = catalog::DATASETS
+        .iter()
+        .find(|d| d.derivation() == Some(Derivation::LocalAuthorities))
+        .map_or("local_authorities", |d| d.table);
+    for d in catalog::DATASETS {
+        for c in d
+            .columns()
+            .filter(|c| c.fill == Some(Fill::RegionOfLocalAuthority))
+        {
+            conn.execute_batch(&format!(
+                "UPDATE {t} SET {c} = (SELECT region_id FROM {local_authorities} \
+                 WHERE id = {t}.local_authority_id) WHERE {c} IS NULL",
+                t = d.table,
+                c = c.name
+            ))?;
+        }
     }
-    report.add_rows(catalog::REGIONS.table, ids.len() as u64);
-
-    let mut insert = conn.prepare(
-        "INSERT INTO local_authorities (id, name, region_id, ita_id, ons_code) VALUES (?1, ?2, ?3, NULL, ?4)",
-    )?;
-    let mut ids: Vec<&i64> = areas.local_authorities.keys().collect();
-    ids.sort();
-    for id in &ids {
-        let la = &areas.local_authorities[id];
-        insert.execute((id, &la.name.value, la.region_id.value, &la.ons_code.value))?;
-    }
-    report.add_rows(catalog::LOCAL_AUTHORITIES.table, ids.len() as u64);
-    drop(insert);
-    // The local authority traffic files carry no region: take it from the other files.
-    conn.execute_batch(
-        "UPDATE local_authority_traffic SET region_id = \
-           (SELECT region_id FROM local_authorities WHERE id = local_authority_traffic.local_authority_id) \
-         WHERE region_id IS NULL",
-    )?;
     Ok(())
 }

@@ -179,7 +179,7 @@ pub fn record_too_long(e: &csv::Error) -> Option<&RecordTooLong> {
 
 #[cfg(test)]
 mod tests {
-    use crate::*;
+    use super::*;
 
     /// Reads everything through a guard in reads of `step` bytes.
     fn run(text: &[u8], max: u64, step: usize) -> (io::Result<()>, StreamNotes) {

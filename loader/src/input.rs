@@ -9,9 +9,8 @@ use std::rc::Rc;
 
 use sha2::{Digest, Sha256};
 
+use crate::error::{InputError, LoadError};
 use crate::guard::{RecordGuard, StreamNotes};
-use crate::LoadError;
-use roadtraffic_catalog::{Dataset, Source, DATASETS};
 
 /// One CSV stream: a file, or a member of a zip archive.
 #[derive(Debug, Clone)]
@@ -45,7 +44,7 @@ pub fn open_regular(path: &Path) -> Result<File, LoadError> {
         .map_err(|e| LoadError::io(path, e))?;
     let meta = file.metadata().map_err(|e| LoadError::io(path, e))?;
     if !meta.is_file() {
-        return Err(LoadError::NotRegular(path.to_path_buf(), kind_of(&meta)));
+        return Err(InputError::NotRegular(path.to_path_buf(), kind_of(&meta)).into());
     }
     Ok(file)
 }
@@ -129,10 +128,10 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Inputs, LoadError> {
         let before = out.files.len();
         if meta.is_dir() {
             if walk(input, &mut out)? == 0 {
-                return Err(LoadError::NoCsv(input.clone()));
+                return Err(InputError::NoCsv(input.clone()).into());
             }
         } else if !meta.is_file() {
-            return Err(LoadError::NotRegular(input.clone(), kind_of(&meta)));
+            return Err(InputError::NotRegular(input.clone(), kind_of(&meta)).into());
         } else if !out.take(input.clone(), &meta) {
             out.skipped
                 .push(format!("{}: given twice, read once", input.display()));
@@ -156,13 +155,11 @@ fn sources_of(file: &Path) -> Result<Vec<InputSource>, LoadError> {
             size,
         }]);
     }
-    let damaged = |e: zip::result::ZipError| LoadError::Zip(file.to_path_buf(), e.to_string());
+    let damaged = |e: zip::result::ZipError| InputError::Zip(file.to_path_buf(), e.to_string());
     let mut archive = zip::ZipArchive::new(open_regular(file)?).map_err(damaged)?;
     if archive.has_duplicate_names() {
-        return Err(LoadError::Zip(
-            file.to_path_buf(),
-            "two members have the same name: which one is meant cannot be told".into(),
-        ));
+        let why = "two members have the same name: which one is meant cannot be told";
+        return Err(InputError::Zip(file.to_path_buf(), why.into()).into());
     }
     let mut members: Vec<InputSource> = Vec::new();
     for i in 0..archive.len() {
@@ -181,7 +178,7 @@ fn sources_of(file: &Path) -> Result<Vec<InputSource>, LoadError> {
         });
     }
     if members.is_empty() {
-        return Err(LoadError::NoCsv(file.to_path_buf()));
+        return Err(InputError::NoCsv(file.to_path_buf()).into());
     }
     Ok(members)
 }
@@ -232,6 +229,20 @@ fn walk(dir: &Path, out: &mut Inputs) -> Result<usize, LoadError> {
         }
     }
     Ok(found)
+}
+
+/// Each file's name, size and SHA-256, for the metadata.
+pub fn describe(files: &[PathBuf]) -> Result<Vec<crate::SourceReport>, LoadError> {
+    files
+        .iter()
+        .map(|f| {
+            Ok(crate::SourceReport {
+                file: f.display().to_string(),
+                bytes: std::fs::metadata(f).map_err(|e| LoadError::io(f, e))?.len(),
+                sha256: sha256_file(f)?,
+            })
+        })
+        .collect()
 }
 
 /// SHA-256 of a whole file (zip archives are hashed as the archive).
@@ -296,213 +307,11 @@ pub fn with_reader<T>(
         None => f(guarded(Box::new(file), &source.path, max_record_bytes)?),
         Some(member) => {
             let damaged =
-                |e: zip::result::ZipError| LoadError::Zip(source.path.clone(), e.to_string());
+                |e: zip::result::ZipError| InputError::Zip(source.path.clone(), e.to_string());
             let mut archive = zip::ZipArchive::new(BufReader::new(file)).map_err(damaged)?;
             let entry = archive.by_name(member).map_err(damaged)?;
             let reader = guarded(Box::new(entry), &source.path, max_record_bytes)?;
             f(reader)
         }
-    }
-}
-
-/// A header name as compared with the catalogue: BOM, quotes and outer blanks stripped, lower
-/// case, inner blanks as `_` (`Count Point Id` is `count_point_id`).
-pub fn normalise_header(raw: &str) -> String {
-    raw.trim_start_matches('\u{feff}')
-        .trim()
-        .trim_matches('"')
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join("_")
-        .to_ascii_lowercase()
-}
-
-/// Whether a normalised header name is read into this column.
-pub fn header_matches(column: &roadtraffic_catalog::Column, header: &str) -> bool {
-    match column.source {
-        Source::Csv(aliases) => column.name == header || aliases.contains(&header),
-        Source::Id | Source::Derived => false,
-    }
-}
-
-fn missing_required(d: &Dataset, headers: &[String]) -> Vec<&'static str> {
-    d.columns()
-        .filter(|c| c.required && !headers.iter().any(|h| header_matches(c, h)))
-        .map(|c| c.name)
-        .collect()
-}
-
-/// Files of the 2015-2019 eras carry names instead of ids; we recognise them to refuse them
-/// with a message that says what they are.
-fn old_era(headers: &[String]) -> Option<&'static str> {
-    let has = |n: &str| headers.iter().any(|h| h == n);
-    if has("cp") && (has("idir") || has("dcount")) {
-        Some("a short-code raw count file of the 2015-2019 era (CP, iDir, dCount, ...)")
-    } else if has("cp") && (has("aadfyear") || has("allmotorvehicles") || has("carstaxis")) {
-        Some(
-            "a CamelCase file of the 2015-2019 era (AADFYear, CP, ...); such files hold either \
-             AADF or annual traffic volumes under the same column names",
-        )
-    } else {
-        None
-    }
-}
-
-/// The kind of a CSV file, from its normalised header.
-pub fn recognise(name: &str, headers: &[String]) -> Result<&'static Dataset, String> {
-    if let Some(era) = old_era(headers) {
-        return Err(format!(
-            "{name}: refused: this is {era}. It names regions, local authorities and roads \
-             instead of giving their ids, and uses the old road category codes, so it cannot be \
-             mapped onto the current records; load a current release (2020 onward) instead"
-        ));
-    }
-    let kinds = DATASETS.iter().copied().filter(|d| d.from_csv);
-    let mut closest: Option<(&'static Dataset, Vec<&'static str>)> = None;
-    let mut partial: Vec<(&'static Dataset, Vec<&'static str>)> = Vec::new();
-    for d in kinds {
-        let missing = missing_required(d, headers);
-        if missing.is_empty() {
-            // A file that also has key columns only a more specific kind has is a broken file of
-            // that kind (a raw count file without `hour` must not load as count points).
-            let specific = partial.iter().find(|(near, _)| {
-                near.columns().any(|c| {
-                    near.natural_key.contains(&c.name)
-                        && headers.iter().any(|h| {
-                            header_matches(c, h) && !d.columns().any(|m| header_matches(m, h))
-                        })
-                })
-            });
-            return match specific {
-                Some((near, m)) => Err(missing_message(name, near, m)),
-                None => given_once(name, d, headers).map(|()| d),
-            };
-        }
-        if closest
-            .as_ref()
-            .is_none_or(|(_, m)| missing.len() < m.len())
-        {
-            closest = Some((d, missing.clone()));
-        }
-        partial.push((d, missing));
-    }
-    let (near, missing) = closest.expect("at least one CSV kind");
-    Err(missing_message(name, near, &missing))
-}
-
-/// Refuses a header that gives one of the dataset's columns twice, under one name or two of
-/// its aliases.
-fn given_once(name: &str, d: &Dataset, headers: &[String]) -> Result<(), String> {
-    for c in d.columns() {
-        let mut at = headers
-            .iter()
-            .enumerate()
-            .filter(|(_, h)| header_matches(c, h));
-        if let (Some((i, first)), Some((j, second))) = (at.next(), at.next()) {
-            return Err(format!(
-                "{name}:1: refused: the header gives {} twice: column {} ({first}) and column {} \
-                 ({second})",
-                c.name,
-                i + 1,
-                j + 1
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn missing_message(name: &str, d: &Dataset, missing: &[&str]) -> String {
-    format!(
-        "{name}: not a recognised road traffic CSV file: closest kind is {} ({}), but the \
-         column(s) {} are missing",
-        d.title,
-        d.table,
-        missing.join(", ")
-    )
-}
-
-/// A Git LFS pointer or an HTML page saved under a `.csv` name.
-pub fn sniff_not_csv(first_bytes: &[u8]) -> Option<&'static str> {
-    let text = String::from_utf8_lossy(first_bytes);
-    let t = text
-        .trim_start_matches('\u{feff}')
-        .trim_start()
-        .to_ascii_lowercase();
-    if t.starts_with("version https://git-lfs") {
-        Some("a Git LFS pointer, not the data: fetch the real file (git lfs pull)")
-    } else if t.starts_with("<!doctype") || t.starts_with("<html") || t.starts_with("<?xml") {
-        Some("an HTML or XML page, not CSV: the download probably failed")
-    } else {
-        None
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::*;
-
-    fn headers(line: &str) -> Vec<String> {
-        line.split(',').map(normalise_header).collect()
-    }
-
-    #[test]
-    fn recognises_current_and_split_files() {
-        let aadf = "count_point_id,year,region_id,region_name,local_authority_id,local_authority_name,road_name,road_type,start_junction_road_name,end_junction_road_name,easting,northing,latitude,longitude,link_length_km,link_length_miles,estimation_method,estimation_method_detailed,pedal_cycles,two_wheeled_motor_vehicles,cars_and_taxis,buses_and_coaches,lgvs,hgvs_2_rigid_axle,hgvs_3_rigid_axle,hgvs_4_or_more_rigid_axle,hgvs_3_or_4_articulated_axle,hgvs_5_articulated_axle,hgvs_6_articulated_axle,all_hgvs,all_motor_vehicles";
-        assert_eq!(recognise("f", &headers(aadf)).unwrap().table, "aadf");
-        let by_dir = aadf.replace(
-            "estimation_method_detailed,",
-            "estimation_method_detailed,direction_of_travel,",
-        );
-        assert_eq!(
-            recognise("f", &headers(&by_dir)).unwrap().table,
-            "aadf_by_direction"
-        );
-        let la = "\u{feff}\"Local_authority_id\",\"Local_authority_name\",\"Year\",\"Link_length_km\",\"Link_length_miles\",\"Cars_and_taxis\",\"All_motor_vehicles\"";
-        assert_eq!(
-            recognise("f", &headers(la)).unwrap().table,
-            "local_authority_traffic"
-        );
-    }
-
-    #[test]
-    fn a_broken_raw_count_file_is_not_count_points() {
-        let raw_without_hour = "count_point_id,direction_of_travel,year,count_date,region_id,local_authority_id,road_name,road_type,all_motor_vehicles";
-        let err = recognise("f.csv", &headers(raw_without_hour)).unwrap_err();
-        assert!(err.contains("raw counts") && err.contains("hour"), "{err}");
-    }
-
-    #[test]
-    fn old_eras_are_refused_by_name() {
-        let err = recognise(
-            "d.csv",
-            &headers("AADFYear,CP,Estimation_method,Region,LocalAuthority,Road,AllMotorVehicles"),
-        )
-        .unwrap_err();
-        assert!(
-            err.contains("2015-2019") && err.contains("CamelCase"),
-            "{err}"
-        );
-        let err = recognise("r.csv", &headers("CP,iDir,Year,dCount,Hour,PC,AMV")).unwrap_err();
-        assert!(err.contains("short-code"), "{err}");
-    }
-
-    #[test]
-    fn a_column_given_twice_is_refused() {
-        let la = "local_authority_id,year,link_length_km,cars_and_taxis,all_motor_vehicles,local_authority_code,local_authority_ons_code";
-        let err = recognise("f.csv", &headers(la)).unwrap_err();
-        assert!(
-            err.contains("column 6") && err.contains("column 7"),
-            "{err}"
-        );
-        assert_eq!(normalise_header(" Count  Point Id "), "count_point_id");
-    }
-
-    #[test]
-    fn sniffs_lfs_and_html() {
-        assert!(
-            sniff_not_csv(b"version https://git-lfs.github.com/spec/v1\noid sha256:").is_some()
-        );
-        assert!(sniff_not_csv(b"<!DOCTYPE html><html>").is_some());
-        assert!(sniff_not_csv(b"count_point_id,year").is_none());
     }
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::input::InputSource;
 use crate::target::Shrunk;
-use roadtraffic_catalog::SCHEMA_VERSION;
+use roadtraffic_catalog::schema::{self, metadata};
 
 /// How many problems of each sort are listed; the rest are counted.
 const LISTED: usize = 20;
@@ -257,16 +257,22 @@ impl LoadReport {
             .map(|t| (t.table.clone(), t.rows.into()))
             .collect();
         vec![
-            ("schema_version", SCHEMA_VERSION.to_string()),
-            ("release", self.release.clone().unwrap_or_default()),
+            (metadata::SCHEMA_VERSION, schema::version()),
+            (metadata::RELEASE, self.release.clone().unwrap_or_default()),
             (
-                "loaded_at",
+                metadata::LOADED_AT,
                 humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
             ),
-            ("loader_version", env!("CARGO_PKG_VERSION").to_string()),
-            ("row_counts", serde_json::Value::Object(counts).to_string()),
             (
-                "sources",
+                metadata::LOADER_VERSION,
+                env!("CARGO_PKG_VERSION").to_string(),
+            ),
+            (
+                metadata::ROW_COUNTS,
+                serde_json::Value::Object(counts).to_string(),
+            ),
+            (
+                metadata::SOURCES,
                 serde_json::to_string(&self.sources).expect("sources serialise"),
             ),
         ]

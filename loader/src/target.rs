@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
 
+use crate::error::{LoadError, TargetError};
 use crate::input::{self, FileId};
 use crate::report::TableRows;
-use crate::LoadError;
 
 /// A table the new file would hold far less of than the one it replaces.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -42,7 +42,7 @@ impl Target {
     /// Checks `--db` and takes the lock. `--db` must be absent or a regular file built by
     /// roadtraffic-load (or empty); never a folder, device, FIFO or socket, nor anyone's CSV.
     pub fn claim(db: &Path) -> Result<Target, LoadError> {
-        let refuse = |why: String| LoadError::Target(db.to_path_buf(), why);
+        let refuse = |why: String| LoadError::from(TargetError::Refused(db.to_path_buf(), why));
         let path = match std::fs::symlink_metadata(db) {
             Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(db)
                 .map_err(|_| refuse("a symbolic link to nothing".into()))?,
@@ -93,10 +93,10 @@ impl Target {
     /// Refuses a load that would read the file it replaces.
     pub fn check_not_an_input(&self, db: &Path, inputs: &[FileId]) -> Result<(), LoadError> {
         match self.id {
-            Some(id) if inputs.contains(&id) => Err(LoadError::Target(
-                db.to_path_buf(),
-                "is also one of the inputs: the load would replace what it reads".into(),
-            )),
+            Some(id) if inputs.contains(&id) => {
+                let why = "is also one of the inputs: the load would replace what it reads";
+                Err(TargetError::Refused(db.to_path_buf(), why.into()).into())
+            }
             _ => Ok(()),
         }
     }
@@ -181,7 +181,10 @@ const PARTIAL_SUFFIX: &str = ".partial";
 
 /// Row counts of a file built by roadtraffic-load, from its metadata, without writing to it.
 fn row_counts(path: &Path) -> Result<Vec<TableRows>, String> {
-    let uri = format!("file:{}?mode=ro&immutable=1", roadtraffic_catalog::schema::uri_path(path));
+    let uri = format!(
+        "file:{}?mode=ro&immutable=1",
+        roadtraffic_catalog::schema::uri_path(path)
+    );
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
     let conn = Connection::open_with_flags(uri, flags).map_err(|e| e.to_string())?;
     let counts: String = conn
@@ -230,7 +233,7 @@ impl Lock {
             match file.try_lock() {
                 Ok(()) => {}
                 Err(std::fs::TryLockError::WouldBlock) => {
-                    return Err(LoadError::Busy(db.to_path_buf()))
+                    return Err(TargetError::Busy(db.to_path_buf()).into())
                 }
                 Err(std::fs::TryLockError::Error(e)) => return Err(LoadError::io(&path, e)),
             }
@@ -242,7 +245,7 @@ impl Lock {
                 _ => continue, // removed under us: open the new one
             }
         }
-        Err(LoadError::Busy(db.to_path_buf()))
+        Err(TargetError::Busy(db.to_path_buf()).into())
     }
 }
 

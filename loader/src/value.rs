@@ -170,6 +170,11 @@ pub fn parse(raw: &[u8], column: &Column, strict: bool) -> Result<(Value, Notes)
             Value::Int(v)
         }
         Domain::Year => Value::Int(year(trimmed)?),
+        Domain::Hour => Value::Int(
+            plain_integer(trimmed)
+                .filter(|h| (0..=23).contains(h))
+                .ok_or_else(|| BadValue::new(trimmed, "a whole number from 0 to 23"))?,
+        ),
         Domain::Count => Value::Int(count(trimmed, strict)?),
         Domain::Decimal { min, max } => {
             let bad = || BadValue::new(trimmed, format!("a decimal number from {min} to {max}"));
@@ -343,8 +348,6 @@ fn parse_date(text: &str) -> Option<String> {
     real.then(|| format!("{y}-{m}-{d}"))
 }
 
-}
-
 /// Days since 1950-01-01 (the first of [`YEARS`]) of a `YYYY-MM-DD` date: a compact, ordered
 /// key component (16 bits hold every date of [`YEARS`]).
 pub fn day_number(date: &str) -> Option<i64> {
@@ -356,10 +359,14 @@ pub fn day_number(date: &str) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
-    use crate::*;
+    use super::*;
     use roadtraffic_catalog::{AADF, LOCAL_AUTHORITY_TRAFFIC, RAW_COUNTS};
 
-    fn cell(dataset: &roadtraffic_catalog::Dataset, column: &str, raw: &[u8]) -> Result<Value, String> {
+    fn cell(
+        dataset: &roadtraffic_catalog::Dataset,
+        column: &str,
+        raw: &[u8],
+    ) -> Result<Value, String> {
         let c = dataset.column(column).unwrap();
         parse(raw, c, dataset.integers_strict)
             .map(|(v, _)| v)

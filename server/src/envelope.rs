@@ -222,7 +222,7 @@ fn link(
 
 #[cfg(test)]
 mod tests {
-    use crate::*;
+    use super::*;
 
     fn w(last: i64, current: i64) -> String {
         window(last, current)

@@ -90,7 +90,7 @@ pub fn message(text: &str) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use crate::*;
+    use super::*;
 
     fn s(x: &str) -> String {
         let mut out = Vec::new();

@@ -17,10 +17,10 @@ use actix_web::http::{header, Method, StatusCode};
 use actix_web::middleware::{Compress, Condition, DefaultHeaders, Logger};
 use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer, ResponseError};
 
-use roadtraffic_catalog::{Dataset, DATASETS};
 use error::ApiError;
 use listing::ListRequest;
 use release::Current;
+use roadtraffic_catalog::{Dataset, DATASETS};
 
 /// Serve the road traffic API from a file built by roadtraffic-load.
 #[derive(clap::Parser, Debug, Clone)]
@@ -150,7 +150,7 @@ async fn answer(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, Api
     let etag = format!(
         "\"{}-{:x}\"",
         release.tag,
-        release::hash(&format!("{path}?{}", req.query_string()))
+        roadtraffic_catalog::stable_hash(&format!("{path}?{}", req.query_string()))
     );
     if let Some(inm) = req
         .headers()

@@ -710,7 +710,7 @@ fn page_size(page: &[(String, Param)], max: i64) -> Result<i64, ApiError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::*;
+    use super::*;
     use roadtraffic_catalog::DATASETS;
 
     proptest::proptest! {

@@ -206,7 +206,7 @@ pub fn page_query(params: &Params, page: &dyn std::fmt::Display) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::*;
+    use super::*;
 
     #[test]
     fn page_urls_as_the_public_service_writes_them() {

@@ -13,7 +13,8 @@ use std::time::Duration;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::OpenFlags;
 
-use roadtraffic_catalog::{DATASETS, SCHEMA_VERSION};
+use roadtraffic_catalog::schema::{self, metadata};
+use roadtraffic_catalog::DATASETS;
 
 pub type Pool = r2d2::Pool<SqliteConnectionManager>;
 
@@ -130,15 +131,14 @@ impl Release {
             })
             .map_err(|e| not_ours(format!("metadata {key}: {e}")))
         };
-        let version: i64 = meta("schema_version")?
-            .parse()
-            .map_err(|_| not_ours("bad schema_version".into()))?;
-        if version != SCHEMA_VERSION {
+        let version = meta(metadata::SCHEMA_VERSION)?;
+        let expected = schema::version();
+        if version != expected {
             return Err(not_ours(format!(
-                "schema version {version}, this server reads version {SCHEMA_VERSION}: reload it with this version's roadtraffic-load"
+                "schema version {version}, this server reads version {expected}: reload it with this version's roadtraffic-load"
             )));
         }
-        let loaded_at = meta("loaded_at")?;
+        let loaded_at = meta(metadata::LOADED_AT)?;
         let mut rows = HashMap::new();
         for d in DATASETS {
             let (count, max): (i64, Option<i64>) = conn
@@ -153,7 +153,7 @@ impl Release {
         drop(conn);
         let tag = format!(
             "{:x}",
-            hash(&format!(
+            roadtraffic_catalog::stable_hash(&format!(
                 "{loaded_at}/{}/{}/{}",
                 identity.ino, identity.size, identity.mtime
             ))
@@ -202,13 +202,6 @@ impl Release {
         }
         set
     }
-}
-
-/// A stable 64-bit hash (FNV-1a) for ETags: the same on every start and every machine.
-pub fn hash(s: &str) -> u64 {
-    s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x100000001b3)
-    })
 }
 
 /// The release being served, replaced when a new file appears at the same path.

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use clap::Parser;
-use roadtraffic::server::{self, Config};
+use roadtraffic_server::{self as server, Config};
 
 /// The real published files beside the repository, when they are there.
 pub fn real_data() -> Option<PathBuf> {

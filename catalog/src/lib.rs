@@ -1,0 +1,19 @@
+//! The dataset catalogue: the one description of every table the mirror holds, and what is
+//! built from it alone (the SQLite schema, the README's endpoint table). The loader, the server
+//! and the benchmark generator read it; it reads nothing of theirs.
+
+mod dataset;
+mod datasets;
+pub mod dates;
+pub mod schema;
+
+pub use dataset::*;
+pub use datasets::*;
+
+/// A stable 64-bit hash (FNV-1a): the same on every run and every machine, for versions and
+/// tags that must not change between starts.
+pub fn stable_hash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100000001b3)
+    })
+}

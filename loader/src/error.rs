@@ -1,0 +1,156 @@
+//! What can stop a load, stage by stage: reaching the inputs, recognising each file, reading
+//! its rows, the rows themselves, writing SQLite, replacing the target. Each prints the
+//! message a person reads (file, line, column, value), never debug text.
+
+use std::path::{Path, PathBuf};
+
+use crate::guard::RecordTooLong;
+use crate::report::{self, LoadReport};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// An input or the target could not be reached, or is not something a load reads.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// Files that are not data of a kind the loader knows, or cannot be read to the end.
+    #[error(transparent)]
+    Files(#[from] Refusals),
+    /// Rows that cannot be kept: unreadable, or a natural key seen twice.
+    #[error("{}", report::bad_rows_message(.0))]
+    BadRows(Box<LoadReport>),
+    /// `--db` names something a load must not replace, or another load holds it.
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    /// The new file would hold far less than the one it replaces.
+    #[error("{}", report::shrink_message(.0))]
+    Shrinks(Box<LoadReport>),
+    #[error("SQLite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The SQLite thread stopped early; its own error says why.
+    #[error("the SQLite writer stopped")]
+    WriterStopped,
+}
+
+impl LoadError {
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        InputError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+        .into()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("no input files given")]
+    NoInputs,
+    /// An input named on the command line that cannot be read as data.
+    #[error("{0}: not a regular file ({1})")]
+    NotRegular(PathBuf, &'static str),
+    #[error("no CSV file found in {0}")]
+    NoCsv(PathBuf),
+    #[error("{0}: not a readable zip archive: {1}")]
+    Zip(PathBuf, String),
+    /// The countries reference file (`--countries`) could not be read.
+    #[error("{0}: {1}")]
+    Countries(String, String),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("--db {0}: {1}")]
+    Refused(PathBuf, String),
+    #[error("another load into {0} is in progress")]
+    Busy(PathBuf),
+}
+
+/// One file refused, with where and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{name}{}: {reason}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct FileRefusal {
+    /// The file, or `archive.zip!member.csv`.
+    pub name: String,
+    pub line: Option<u64>,
+    pub reason: Refusal,
+}
+
+impl FileRefusal {
+    pub fn new(name: &str, line: Option<u64>, reason: Refusal) -> Self {
+        FileRefusal {
+            name: name.to_string(),
+            line,
+            reason,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    #[error("refused: this file is {0}")]
+    NotCsv(&'static str),
+    #[error("refused: the file is empty")]
+    Empty,
+    #[error("{0}")]
+    TooLong(RecordTooLong),
+    #[error("unreadable: {0}")]
+    Unreadable(String),
+    #[error("unreadable CSV: {0}")]
+    Csv(String),
+    #[error("refused: the header names {name} twice (columns {first} and {second})")]
+    HeaderTwice {
+        name: String,
+        first: usize,
+        second: usize,
+    },
+    #[error(
+        "refused: the header gives {column} twice: column {} ({}) and column {} ({})",
+        .first.0, .first.1, .second.0, .second.1
+    )]
+    ColumnTwice {
+        column: &'static str,
+        first: (usize, String),
+        second: (usize, String),
+    },
+    #[error(
+        "refused: this is {0}. It names regions, local authorities and roads instead of giving \
+         their ids, and uses the old road category codes, so it cannot be mapped onto the \
+         current records; load a current release (2020 onward) instead"
+    )]
+    OldEra(&'static str),
+    #[error(
+        "not a recognised road traffic CSV file: closest kind is {title} ({table}), but the \
+         column(s) {} are missing", .missing.join(", ")
+    )]
+    Unrecognised {
+        title: &'static str,
+        table: &'static str,
+        missing: Vec<&'static str>,
+    },
+}
+
+/// Every file refused, the first few listed and how many more.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", listed(.0))]
+pub struct Refusals(pub Vec<FileRefusal>);
+
+fn listed(refusals: &[FileRefusal]) -> String {
+    if let [one] = refusals {
+        return one.to_string();
+    }
+    let mut out = String::new();
+    let lines: Vec<String> = refusals.iter().map(|r| r.to_string()).collect();
+    report::listed(&mut out, "Files refused", &lines);
+    out.trim_end().to_string()
+}
+
+impl From<FileRefusal> for LoadError {
+    fn from(refusal: FileRefusal) -> Self {
+        LoadError::Files(Refusals(vec![refusal]))
+    }
+}

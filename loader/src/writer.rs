@@ -1,0 +1,204 @@
+//! The SQLite side of a load, on a thread of its own so that both cores work: rows arrive in
+//! batches and are inserted in one transaction; each table is indexed as soon as its rows are
+//! final, while the reader goes on with the next files.
+
+use std::path::Path;
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use rusqlite::{Connection, OpenFlags};
+
+use roadtraffic_catalog::{self as catalog, schema, Dataset};
+
+use crate::report::LoadReport;
+use crate::value::Value;
+use crate::LoadError;
+
+/// Rows travel to the SQLite thread in batches of this many.
+pub const BATCH_ROWS: usize = 2048;
+
+/// Batch buffers in all, made once: the reader fills one while the SQLite thread drains the
+/// others. Their number bounds the rows in flight (they pile up while SQLite builds an index),
+/// and reusing them spares the page faults of fresh megabytes for every batch.
+const BATCH_BUFFERS: usize = 6;
+
+/// What the reading thread sends the SQLite thread.
+pub enum ToWriter {
+    /// Rows of the table, one after another: each is `table.columns().count()` values.
+    Rows {
+        table: &'static Dataset,
+        values: Vec<Value>,
+    },
+    /// Rows of the table's runs table: first_id, last_id, then the run columns.
+    Runs {
+        table: &'static Dataset,
+        runs: Vec<Vec<Value>>,
+    },
+    /// Every row of the table has been sent.
+    Finished(&'static Dataset),
+}
+
+/// The reading thread's end of the link to the SQLite thread. Batches go over; their emptied
+/// buffers come back to be filled again (see [`BATCH_BUFFERS`]).
+pub struct WriterLink {
+    tx: mpsc::SyncSender<ToWriter>,
+    spare: mpsc::Receiver<Vec<Value>>,
+}
+
+impl WriterLink {
+    pub fn send(&self, message: ToWriter) -> Result<(), LoadError> {
+        self.tx.send(message).map_err(|_| LoadError::WriterStopped)
+    }
+
+    /// An empty batch buffer, once the SQLite thread has given one back.
+    pub fn empty_batch(&self) -> Result<Vec<Value>, LoadError> {
+        self.spare.recv().map_err(|_| LoadError::WriterStopped)
+    }
+}
+
+/// The SQLite thread: gives back the connection and the tables it indexed.
+pub type Writer = JoinHandle<Result<(Connection, Vec<&'static str>), LoadError>>;
+
+/// Opens the new file, creates its tables and starts the SQLite thread.
+pub fn start(partial: &Path) -> Result<(WriterLink, Writer), LoadError> {
+    let conn = open_for_build(partial)?;
+    let (tx, rx) = mpsc::sync_channel::<ToWriter>(BATCH_BUFFERS + 2);
+    let (spare_tx, spare) = mpsc::sync_channel(BATCH_BUFFERS);
+    let widest = catalog::DATASETS.iter().map(|d| d.columns().count()).max();
+    for _ in 0..BATCH_BUFFERS {
+        let buffer = Vec::with_capacity(BATCH_ROWS * widest.unwrap_or(1));
+        spare_tx
+            .send(buffer)
+            .map_err(|_| LoadError::WriterStopped)?;
+    }
+    let writer = std::thread::spawn(move || write_all(conn, rx, spare_tx));
+    Ok((WriterLink { tx, spare }, writer))
+}
+
+/// Opens the new file: exclusively ours (see `Target::create_partial`), never reached through
+/// a link.
+fn open_partial(partial: &Path) -> Result<Connection, LoadError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Ok(Connection::open_with_flags(partial, flags)?)
+}
+
+fn open_for_build(partial: &Path) -> Result<Connection, LoadError> {
+    let conn = open_partial(partial)?;
+    // No journal and no syncs while building: the file is not the target until renamed, and a
+    // crash just leaves a temporary file that the next load removes. Sorts spill beside it,
+    // not into /tmp.
+    let dir = partial.parent().unwrap_or(Path::new("."));
+    conn.execute_batch(&format!(
+        "PRAGMA page_size = 32768;
+         PRAGMA journal_mode = OFF;
+         PRAGMA synchronous = OFF;
+         PRAGMA locking_mode = EXCLUSIVE;
+         PRAGMA cache_size = -32768;
+         PRAGMA threads = 2;
+         PRAGMA temp_store_directory = '{}';",
+        dir.display().to_string().replace('\'', "''")
+    ))?;
+    for ddl in schema::create_all_tables() {
+        conn.execute_batch(&ddl)?;
+    }
+    Ok(conn)
+}
+
+fn insert_sql(table: &str, columns: &[&str]) -> String {
+    format!(
+        "INSERT INTO {table} ({}) VALUES ({})",
+        columns.join(","),
+        vec!["?"; columns.len()].join(",")
+    )
+}
+
+/// Inserts rows, binding the first `width` values of each.
+fn insert_all<'v>(
+    conn: &Connection,
+    sql: &str,
+    rows: impl Iterator<Item = &'v [Value]>,
+    width: usize,
+) -> Result<(), LoadError> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    for row in rows {
+        for (i, v) in row.iter().take(width).enumerate() {
+            stmt.raw_bind_parameter(i + 1, v)?;
+        }
+        stmt.raw_execute()?;
+    }
+    Ok(())
+}
+
+fn create_indexes(conn: &Connection, d: &Dataset) -> Result<(), LoadError> {
+    let started = Instant::now();
+    for ddl in schema::create_indexes(d) {
+        conn.execute_batch(&ddl)?;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    log::info!("indexes of {}: {seconds:.1} s", d.table);
+    Ok(())
+}
+
+/// The SQLite thread's work: everything it receives, in one transaction.
+fn write_all(
+    conn: Connection,
+    batches: mpsc::Receiver<ToWriter>,
+    spare: mpsc::SyncSender<Vec<Value>>,
+) -> Result<(Connection, Vec<&'static str>), LoadError> {
+    conn.execute_batch("BEGIN")?;
+    let mut indexed = Vec::new();
+    for message in batches {
+        match message {
+            ToWriter::Rows { table, mut values } => {
+                let names: Vec<&str> = table.stored_columns().map(|c| c.name).collect();
+                let rows = values.chunks(table.columns().count());
+                insert_all(&conn, &insert_sql(table.table, &names), rows, names.len())?;
+                values.clear();
+                let _ = spare.send(values);
+            }
+            ToWriter::Runs { table, runs } => {
+                let Some(runs_table) = table.runs_table() else {
+                    continue;
+                };
+                let names = [&["first_id", "last_id"], table.run_columns].concat();
+                let rows = runs.iter().map(Vec::as_slice);
+                insert_all(&conn, &insert_sql(&runs_table, &names), rows, names.len())?;
+            }
+            ToWriter::Finished(table) if table.final_when_read() => {
+                create_indexes(&conn, table)?;
+                indexed.push(table.table);
+            }
+            ToWriter::Finished(_) => {}
+        }
+    }
+    Ok((conn, indexed))
+}
+
+/// Indexes the tables not indexed yet, gathers statistics and commits.
+pub fn finish_tables(conn: &Connection, indexed: &[&str]) -> Result<(), LoadError> {
+    for d in catalog::DATASETS
+        .iter()
+        .filter(|d| !indexed.contains(&d.table))
+    {
+        create_indexes(conn, d)?;
+    }
+    // Sampled statistics: enough for the planner to choose between indexes, in a fraction of
+    // the time of a full ANALYZE.
+    conn.execute_batch("PRAGMA analysis_limit = 1000; ANALYZE; COMMIT;")?;
+    Ok(())
+}
+
+/// Writes the metadata table (once the source hashes are known) and closes the file.
+pub fn write_metadata(partial: &Path, report: &LoadReport) -> Result<(), LoadError> {
+    let conn = open_partial(partial)?;
+    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
+    let mut put = conn.prepare("INSERT INTO metadata (key, value) VALUES (?1, ?2)")?;
+    for (key, value) in report.metadata() {
+        put.execute((key, value))?;
+    }
+    drop(put);
+    conn.close().map_err(|(_, e)| LoadError::Sqlite(e))
+}
