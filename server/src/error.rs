@@ -3,7 +3,7 @@
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
 
-use crate::json;
+use crate::api::json;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {

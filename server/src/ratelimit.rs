@@ -37,7 +37,10 @@ impl Limiter {
             .peer_addr()
             .map_or(IpAddr::from([0, 0, 0, 0]), |a| a.ip());
         let now = Instant::now();
-        let mut windows = self.windows.lock().expect("rate limit lock");
+        let mut windows = self
+            .windows
+            .lock()
+            .map_err(|_| ApiError::internal("the rate limit lock is poisoned"))?;
         if windows.len() >= SWEEP_AT {
             windows.retain(|_, (start, _)| now.duration_since(*start) < WINDOW);
         }

@@ -7,7 +7,7 @@ use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use r2d2_sqlite::SqliteConnectionManager;
@@ -15,6 +15,9 @@ use rusqlite::OpenFlags;
 
 use roadtraffic_catalog::schema::{self, metadata};
 use roadtraffic_catalog::DATASETS;
+
+use crate::api::FilterSets;
+use crate::error::ApiError;
 
 pub type Pool = r2d2::Pool<SqliteConnectionManager>;
 
@@ -50,30 +53,6 @@ pub enum OpenError {
     NotOurs(PathBuf, String),
 }
 
-/// What is learnt of a filter set by one scan of its index: how many rows match, and the id of
-/// every [`CHECKPOINT_EVERY`]th of them in id order, so that any page of it starts with a seek
-/// near its first row rather than an OFFSET over all the rows before it.
-#[derive(Debug)]
-pub struct FilterSet {
-    pub total: i64,
-    pub checkpoints: Vec<i64>,
-}
-
-pub const CHECKPOINT_EVERY: i64 = 256;
-
-/// Filter sets are learnt once per release and kept; past this many checkpoints in all (8
-/// bytes each), the oldest half of the sets is forgotten so memory stays bounded whatever the
-/// clients ask.
-const MAX_CACHED_CHECKPOINTS: usize = 2_000_000;
-const MAX_CACHED_SETS: usize = 20_000;
-
-#[derive(Default)]
-struct FilterSetCache {
-    sets: HashMap<String, Arc<FilterSet>>,
-    order: Vec<String>,
-    checkpoints: usize,
-}
-
 pub struct Release {
     pub pool: Pool,
     /// Held open so that the pool's connections, opened through it, see this file.
@@ -83,7 +62,8 @@ pub struct Release {
     pub tag: String,
     /// Rows per table, and whether its ids are exactly 1..rows (page N is then an id range).
     rows: HashMap<&'static str, (i64, bool)>,
-    filter_sets: Mutex<FilterSetCache>,
+    /// What has been learnt of the filter sets asked for.
+    pub filter_sets: FilterSets,
 }
 
 impl Release {
@@ -164,43 +144,13 @@ impl Release {
             identity,
             tag,
             rows,
-            filter_sets: Mutex::new(FilterSetCache::default()),
+            filter_sets: FilterSets::default(),
         })
     }
 
     /// Rows in a table, and whether its ids are dense (1..rows).
     pub fn rows(&self, table: &str) -> (i64, bool) {
         self.rows.get(table).copied().unwrap_or((0, false))
-    }
-
-    pub fn filter_set(&self, key: &str) -> Option<Arc<FilterSet>> {
-        self.filter_sets
-            .lock()
-            .expect("filter set lock")
-            .sets
-            .get(key)
-            .cloned()
-    }
-
-    pub fn remember_filter_set(&self, key: String, set: FilterSet) -> Arc<FilterSet> {
-        let set = Arc::new(set);
-        let mut cache = self.filter_sets.lock().expect("filter set lock");
-        if cache.sets.len() >= MAX_CACHED_SETS || cache.checkpoints >= MAX_CACHED_CHECKPOINTS {
-            let half = cache.order.len() / 2;
-            let forget: Vec<String> = cache.order.drain(..half).collect();
-            for k in forget {
-                if let Some(old) = cache.sets.remove(&k) {
-                    cache.checkpoints -= old.checkpoints.len();
-                }
-            }
-        }
-        cache.checkpoints += set.checkpoints.len();
-        if let Some(old) = cache.sets.insert(key.clone(), set.clone()) {
-            cache.checkpoints -= old.checkpoints.len();
-        } else {
-            cache.order.push(key);
-        }
-        set
     }
 }
 
@@ -226,8 +176,11 @@ impl Current {
 
     /// The release a request works on from start to end: a swap never mixes two files in one
     /// response, and the old file stays open until its last request is done.
-    pub fn get(&self) -> Arc<Release> {
-        self.release.read().expect("release lock").clone()
+    pub fn get(&self) -> Result<Arc<Release>, ApiError> {
+        self.release
+            .read()
+            .map(|r| r.clone())
+            .map_err(|_| ApiError::internal("the release lock is poisoned"))
     }
 
     /// Opens the file again if it is not the one being served; keeps the old one (and says
@@ -236,8 +189,14 @@ impl Current {
         let Ok(identity) = FileIdentity::of(&self.path) else {
             return; // mid-rename or removed: keep serving what we have
         };
-        let mut refused = self.refused.lock().expect("refused lock");
-        if identity == self.get().identity || *refused == Some(identity) {
+        // This thread alone writes these locks: a poisoned one still holds a whole value.
+        let mut refused = self.refused.lock().unwrap_or_else(PoisonError::into_inner);
+        let serving = self
+            .release
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .identity;
+        if identity == serving || *refused == Some(identity) {
             return;
         }
         match Release::open(&self.path, self.pool_size) {
@@ -247,7 +206,8 @@ impl Current {
                     self.path.display(),
                     new.identity.size
                 );
-                *self.release.write().expect("release lock") = Arc::new(new);
+                let mut release = self.release.write().unwrap_or_else(PoisonError::into_inner);
+                *release = Arc::new(new);
             }
             Err(e) => {
                 log::error!("not switching to the new file: {e}");

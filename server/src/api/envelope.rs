@@ -1,7 +1,7 @@
 //! Laravel's pagination envelope: its keys in order, its arithmetic, its page URLs and links.
 
-use crate::json;
-use crate::query::{self, Params};
+use super::json;
+use super::query::{self, Params};
 
 /// A requested page number: any positive integer. One past `i64::MAX` can only be past the
 /// last page; its digits are kept so that the envelope writes it, and the page before it,

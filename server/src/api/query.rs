@@ -102,11 +102,16 @@ fn insert(map: &mut Params, key: String, path: &[String], value: String) {
             map.len() - 1
         }
     };
-    if !matches!(map[slot].1, Param::Map(_)) {
-        map[slot].1 = Param::Map(Vec::new());
-    }
-    let Param::Map(inner) = &mut map[slot].1 else {
-        unreachable!()
+    let inner = match &mut map[slot].1 {
+        Param::Map(inner) => inner,
+        text => {
+            // A plain `a=1` then `a[b]=2`: the map replaces the text, as in PHP.
+            *text = Param::Map(Vec::new());
+            match text {
+                Param::Map(inner) => inner,
+                Param::Text(_) => return,
+            }
+        }
     };
     // `a[]=x` appends with the next integer key, as PHP does.
     let sub_key = if head.is_empty() {
@@ -150,17 +155,10 @@ pub fn encode(s: &str, out: &mut String) {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
             out.push(b as char);
         } else {
+            const HEX: &[u8; 16] = b"0123456789ABCDEF";
             out.push('%');
-            out.push(
-                char::from_digit((b >> 4) as u32, 16)
-                    .unwrap()
-                    .to_ascii_uppercase(),
-            );
-            out.push(
-                char::from_digit((b & 15) as u32, 16)
-                    .unwrap()
-                    .to_ascii_uppercase(),
-            );
+            out.push(HEX[(b >> 4) as usize] as char);
+            out.push(HEX[(b & 15) as usize] as char);
         }
     }
 }

@@ -1,0 +1,188 @@
+//! The SQL of a request, planned from the catalogue. The big table is `r`; when the request
+//! filters or sorts on run columns (see `Dataset::run_columns`), they are read from the runs
+//! table `u`, each of whose rows stands for the id range `first_id..=last_id` of `r`. Runs are
+//! scanned in first_id order and each range in id order, so `u.first_id, r.id` is id order
+//! without a sort.
+
+use rusqlite::types::Value as SqlValue;
+
+use roadtraffic_catalog::{Column, Source};
+
+use super::request::{Condition, ListRequest};
+
+/// The parts of a request's SQL.
+pub struct Sql {
+    pub select: String,
+    pub from: String,
+    terms: Vec<String>,
+    pub args: Vec<SqlValue>,
+    /// The requested order, ties broken by id.
+    pub order: String,
+    /// Plain id order.
+    pub id_order: String,
+    /// Whether `u`, the runs table, is joined.
+    pub joined: bool,
+}
+
+impl Sql {
+    /// ` WHERE ...` of the filters and any extra terms (whose arguments follow the filters').
+    pub fn where_sql(&self, extra: &[String]) -> String {
+        let all: Vec<&str> = self.terms.iter().chain(extra).map(String::as_str).collect();
+        if all.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", all.join(" AND "))
+        }
+    }
+}
+
+impl ListRequest {
+    /// The filter set, canonical (order and letter case of text values do not matter), as
+    /// the key of its cached total.
+    pub fn total_key(&self) -> String {
+        let mut parts: Vec<(&str, Vec<String>)> = self
+            .conditions
+            .iter()
+            .map(|c| match c {
+                Condition::Nothing => ("", Vec::new()),
+                Condition::In(col, values) => {
+                    let mut vs: Vec<String> = values
+                        .iter()
+                        .map(|v| match v {
+                            SqlValue::Text(t) => t.to_ascii_lowercase(),
+                            other => format!("{other:?}"),
+                        })
+                        .collect();
+                    vs.sort();
+                    vs.dedup();
+                    (col.name, vs)
+                }
+            })
+            .collect();
+        parts.sort();
+        // Debug quotes and escapes every value, so no value can pass for another filter set.
+        format!("{} {:?}", self.dataset.table, parts)
+    }
+
+    fn is_run(&self, c: &Column) -> bool {
+        self.dataset.run_columns.contains(&c.name)
+    }
+
+    /// Whether the request goes through the runs table: it filters or sorts on a run column.
+    fn joins_runs(&self) -> bool {
+        let filters_runs = self
+            .conditions
+            .iter()
+            .any(|c| matches!(c, Condition::In(col, _) if self.is_run(col)));
+        filters_runs || self.sort.iter().any(|(c, _)| self.is_run(c))
+    }
+
+    /// Whether every filter is on a run column, so the runs alone give the filter set.
+    pub fn filters_only_runs(&self) -> bool {
+        self.conditions
+            .iter()
+            .all(|c| matches!(c, Condition::In(col, _) if self.is_run(col)))
+    }
+
+    /// The SQL of the request, in parts.
+    pub fn sql(&self) -> Sql {
+        let d = self.dataset;
+        let joined = self.joins_runs();
+        let from = match d.runs_table() {
+            Some(runs) if joined => format!(
+                "{runs} u JOIN {} r ON r.id BETWEEN u.first_id AND u.last_id",
+                d.table
+            ),
+            _ => format!("{} r", d.table),
+        };
+        let (terms, args) = self.terms(joined);
+        let select: Vec<String> = self
+            .fields
+            .iter()
+            .map(|c| format!("r.{}", c.name))
+            .collect();
+        Sql {
+            select: select.join(", "),
+            from,
+            terms,
+            args,
+            order: self.order(joined),
+            id_order: id_order(joined, false),
+            joined,
+        }
+    }
+
+    /// A column as the query names it: from the runs table when joined and a run column.
+    fn qualified(&self, c: &Column, joined: bool) -> String {
+        if joined && self.is_run(c) {
+            format!("u.{}", c.name)
+        } else {
+            format!("r.{}", c.name)
+        }
+    }
+
+    /// The WHERE terms of the filters, and their arguments.
+    fn terms(&self, joined: bool) -> (Vec<String>, Vec<SqlValue>) {
+        let (mut terms, mut args) = (Vec::new(), Vec::new());
+        for c in &self.conditions {
+            match c {
+                Condition::Nothing => terms.push("0".to_string()),
+                Condition::In(col, values) if values.len() == 1 => {
+                    terms.push(format!("{} = ?", self.qualified(col, joined)));
+                    args.push(values[0].clone());
+                }
+                Condition::In(col, values) => {
+                    let marks = vec!["?"; values.len()].join(",");
+                    terms.push(format!("{} IN ({marks})", self.qualified(col, joined)));
+                    args.extend(values.iter().cloned());
+                }
+            }
+        }
+        (terms, args)
+    }
+
+    /// The ORDER BY: the sort's keys up to the first id (ids are unique: nothing after one can
+    /// matter); ties broken by id in the direction of the last key, so that one index scan,
+    /// forwards or backwards, gives the order.
+    fn order(&self, joined: bool) -> String {
+        let until_id = self
+            .sort
+            .iter()
+            .position(|(c, _)| c.source == Source::Id)
+            .map_or(self.sort.len(), |i| i + 1);
+        let sort = &self.sort[..until_id];
+        let mut keys: Vec<String> = sort
+            .iter()
+            .filter(|(c, _)| c.source != Source::Id)
+            .map(|(c, desc)| format!("{}{}", self.qualified(c, joined), direction(*desc)))
+            .collect();
+        let last_desc = sort.last().is_some_and(|(_, desc)| *desc);
+        let all_runs = sort
+            .iter()
+            .all(|(c, _)| c.source == Source::Id || self.is_run(c));
+        keys.push(if all_runs {
+            id_order(joined, last_desc)
+        } else {
+            format!("r.id{}", direction(last_desc))
+        });
+        keys.join(", ")
+    }
+}
+
+fn direction(desc: bool) -> &'static str {
+    if desc {
+        " DESC"
+    } else {
+        ""
+    }
+}
+
+/// Id order: through the runs when they are joined.
+fn id_order(joined: bool, desc: bool) -> String {
+    let dir = direction(desc);
+    if joined {
+        format!("u.first_id{dir}, r.id{dir}")
+    } else {
+        format!("r.id{dir}")
+    }
+}

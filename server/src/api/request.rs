@@ -1,0 +1,325 @@
+//! A listing request, parsed and checked against the catalogue: which rows (filters), in which
+//! order (sort), which fields, which page. Anything wrong is a 400 that says what.
+
+use rusqlite::types::Value as SqlValue;
+
+use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD};
+
+use super::envelope::PageNumber;
+use super::query::{self, Param, Params};
+use crate::error::ApiError;
+
+pub const DEFAULT_PAGE_SIZE: i64 = 250;
+
+/// What a filter keeps.
+#[derive(Debug, Clone)]
+pub enum Condition {
+    /// `column IN (values)`.
+    In(&'static Column, Vec<SqlValue>),
+    /// Matches nothing (`count_method=estimated` on raw counts).
+    Nothing,
+}
+
+/// A listing request, checked.
+#[derive(Debug)]
+pub struct ListRequest {
+    pub dataset: &'static Dataset,
+    pub conditions: Vec<Condition>,
+    /// (column, descending)
+    pub sort: Vec<(&'static Column, bool)>,
+    pub fields: Vec<&'static Column>,
+    /// (number, size) for paginated endpoints.
+    pub page: Option<(PageNumber, i64)>,
+}
+
+fn bad(message: String) -> ApiError {
+    ApiError::BadRequest(message)
+}
+
+fn text_param<'a>(name: &str, p: &'a Param) -> Result<&'a str, ApiError> {
+    match p {
+        Param::Text(t) => Ok(t),
+        Param::Map(_) => Err(bad(format!(
+            "The {name} parameter must be a single value or a comma-separated list."
+        ))),
+    }
+}
+
+fn list(value: &str) -> Vec<&str> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .collect()
+}
+
+fn filter_value(column: &'static Column, raw: &str) -> Result<SqlValue, ApiError> {
+    let not = |what: &str| {
+        bad(format!(
+            "The value `{raw}` of filter `{}` is not {what}.",
+            column.name
+        ))
+    };
+    match column.ty {
+        ValueType::Integer => raw
+            .parse::<i64>()
+            .map(SqlValue::Integer)
+            .map_err(|_| not("an integer")),
+        ValueType::Number => raw
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .map(SqlValue::Real)
+            .ok_or_else(|| not("a number")),
+        ValueType::Date => {
+            let shaped = raw.len() == 10
+                && raw.bytes().enumerate().all(|(i, b)| match i {
+                    4 | 7 => b == b'-',
+                    _ => b.is_ascii_digit(),
+                });
+            shaped
+                .then(|| SqlValue::Text(raw.to_string()))
+                .ok_or_else(|| not("a date (YYYY-MM-DD)"))
+        }
+        ValueType::Text => Ok(SqlValue::Text(raw.to_string())),
+    }
+}
+
+/// `count_method`, as the dataset declares it: `None` when it keeps every row.
+fn count_method(d: &'static Dataset, values: &[&str]) -> Result<Option<Condition>, ApiError> {
+    let mut methods = Vec::new();
+    for v in values {
+        match v.to_ascii_lowercase().as_str() {
+            m @ ("counted" | "estimated") => methods.push(m.to_string()),
+            _ => {
+                return Err(bad(format!(
+                    "The value `{v}` of filter `count_method` is not one of `counted, estimated`."
+                )))
+            }
+        }
+    }
+    Ok(match d.count_method {
+        // Matched case-insensitively, as the column's collation is.
+        Some(CountMethod::Column(name)) => d
+            .column(name)
+            .map(|c| Condition::In(c, methods.into_iter().map(SqlValue::Text).collect())),
+        Some(CountMethod::AllCounted) if methods.iter().any(|m| m == "counted") => None,
+        Some(CountMethod::AllCounted) | None => Some(Condition::Nothing),
+    })
+}
+
+impl ListRequest {
+    pub fn parse(
+        d: &'static Dataset,
+        params: &Params,
+        max_page_size: i64,
+    ) -> Result<Self, ApiError> {
+        Ok(ListRequest {
+            dataset: d,
+            conditions: conditions(d, params)?,
+            sort: sort(d, params)?,
+            fields: fields(d, params)?,
+            page: match d.paginated {
+                true => Some(page(params, max_page_size)?),
+                false => None,
+            },
+        })
+    }
+
+    /// How many rows the request may answer with (unpaginated lists are small).
+    pub fn rows_asked(&self) -> i64 {
+        self.page.as_ref().map_or(0, |(_, size)| *size)
+    }
+}
+
+/// `filter[name]=v`, and the bare `name=v` for names this endpoint filters on.
+fn given_filters<'p>(
+    d: &Dataset,
+    params: &'p Params,
+) -> Result<Vec<(&'p str, &'p Param)>, ApiError> {
+    let mut given: Vec<(&str, &Param)> = Vec::new();
+    match query::get(params, "filter") {
+        Some(Param::Map(m)) => given.extend(m.iter().map(|(k, v)| (k.as_str(), v))),
+        Some(Param::Text(t)) if !t.is_empty() => {
+            return Err(bad("Filters are given as filter[name]=value.".to_string()))
+        }
+        _ => {}
+    }
+    for (k, v) in params {
+        if d.filters.contains(&k.as_str()) && !given.iter().any(|(g, _)| g == k) {
+            given.push((k, v));
+        }
+    }
+    let unknown: Vec<&str> = given
+        .iter()
+        .map(|(k, _)| *k)
+        .filter(|k| !d.filters.contains(k))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(bad(format!(
+            "Requested filter(s) `{}` are not allowed. Allowed filter(s) are `{}`.",
+            unknown.join(", "),
+            d.filters.join(", ")
+        )));
+    }
+    Ok(given)
+}
+
+fn conditions(d: &'static Dataset, params: &Params) -> Result<Vec<Condition>, ApiError> {
+    let mut conditions = Vec::new();
+    for (name, value) in given_filters(d, params)? {
+        let values = list(text_param(&format!("filter[{name}]"), value)?);
+        if values.is_empty() {
+            continue;
+        }
+        if name == COUNT_METHOD {
+            conditions.extend(count_method(d, &values)?);
+            continue;
+        }
+        let column = d.filter_column(name).ok_or_else(|| {
+            ApiError::internal(format!("{}: filter {name} is no column", d.table))
+        })?;
+        let values = values
+            .iter()
+            .map(|v| filter_value(column, v))
+            .collect::<Result<Vec<_>, _>>()?;
+        conditions.push(Condition::In(column, values));
+    }
+    Ok(conditions)
+}
+
+/// `sort=a,-b`: ascending, `-` for descending.
+fn sort(d: &'static Dataset, params: &Params) -> Result<Vec<(&'static Column, bool)>, ApiError> {
+    let Some(p) = query::get(params, "sort") else {
+        return Ok(Vec::new());
+    };
+    let sortable: Vec<&str> = d.sorts().collect();
+    let (mut sort, mut unknown) = (Vec::new(), Vec::new());
+    for key in list(text_param("sort", p)?) {
+        let (name, desc) = match key.strip_prefix('-') {
+            Some(n) => (n, true),
+            None => (key.strip_prefix('+').unwrap_or(key), false),
+        };
+        match d.filter_column(name).filter(|_| sortable.contains(&name)) {
+            Some(c) => sort.push((c, desc)),
+            None => unknown.push(name),
+        }
+    }
+    if !unknown.is_empty() {
+        return Err(bad(format!(
+            "Requested sort(s) `{}` is not allowed. Allowed sort(s) are `{}`.",
+            unknown.join(", "),
+            sortable.join(", ")
+        )));
+    }
+    Ok(sort)
+}
+
+/// `fields=a,b` (or JSON:API's `fields[type]=a,b`): those fields only, in record order.
+fn fields(d: &'static Dataset, params: &Params) -> Result<Vec<&'static Column>, ApiError> {
+    let mut fields: Vec<&'static Column> = d.stored_columns().collect();
+    let wanted = match query::get(params, "fields") {
+        None => return Ok(fields),
+        Some(Param::Text(t)) => list(t),
+        Some(Param::Map(m)) => match m.as_slice() {
+            [(_, Param::Text(t))] => list(t),
+            _ => {
+                return Err(bad(
+                    "The fields parameter must be a comma-separated list.".into()
+                ))
+            }
+        },
+    };
+    if wanted.is_empty() {
+        return Ok(fields);
+    }
+    let unknown: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|w| !fields.iter().any(|c| c.name == *w))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(bad(format!(
+            "Requested field(s) `{}` are not allowed. Allowed field(s) are `{}`.",
+            unknown.join(", "),
+            fields.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    fields.retain(|c| wanted.contains(&c.name));
+    Ok(fields)
+}
+
+/// `page[number]` and `page[size]`.
+fn page(params: &Params, max_page_size: i64) -> Result<(PageNumber, i64), ApiError> {
+    let page_map = match query::get(params, "page") {
+        Some(Param::Map(m)) => m.as_slice(),
+        _ => &[],
+    };
+    Ok((
+        requested_page(page_map)?,
+        page_size(page_map, max_page_size)?,
+    ))
+}
+
+/// The text of `page[key]`, if given and not empty.
+fn page_param<'a>(page: &'a [(String, Param)], key: &str) -> Result<Option<&'a str>, ApiError> {
+    match page.iter().find(|(k, _)| k == key) {
+        Some((_, p)) => Ok(Some(text_param(&format!("page[{key}]"), p)?).filter(|t| !t.is_empty())),
+        None => Ok(None),
+    }
+}
+
+/// `page[number]`: 1 when absent; any positive integer, however large (a page past the last
+/// is empty, as any other).
+fn requested_page(page: &[(String, Param)]) -> Result<PageNumber, ApiError> {
+    let Some(text) = page_param(page, "number")? else {
+        return Ok(PageNumber::Small(1));
+    };
+    let digits = text.strip_prefix('+').unwrap_or(text);
+    digits
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| PageNumber::from_digits(digits))
+        .flatten()
+        .ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "page[number] must be a positive integer, not `{text}`."
+            ))
+        })
+}
+
+/// `page[size]`: [`DEFAULT_PAGE_SIZE`] when absent; otherwise a whole number from 1 to `max`.
+fn page_size(page: &[(String, Param)], max: i64) -> Result<i64, ApiError> {
+    let Some(text) = page_param(page, "size")? else {
+        return Ok(DEFAULT_PAGE_SIZE);
+    };
+    text.parse::<i64>()
+        .ok()
+        .filter(|n| text.bytes().all(|b| b.is_ascii_digit()) && (1..=max).contains(n))
+        .ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "page[size] must be an integer from 1 to {max}, not `{text}`."
+            ))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use roadtraffic_catalog::DATASETS;
+
+    proptest::proptest! {
+        /// Any parameters give a request or a 400 that says what is wrong, on every endpoint.
+        #[test]
+        fn any_parameters_give_a_request_or_a_400(query in "[a-z_\\[\\]=&,%0-9.-]{0,150}") {
+            let params = query::parse(&query);
+            for d in DATASETS {
+                match ListRequest::parse(d, &params, 100_000) {
+                    Ok(_) => {}
+                    Err(ApiError::BadRequest(message)) => proptest::prop_assert!(!message.is_empty()),
+                    Err(other) => proptest::prop_assert!(false, "{other:?} for {query}"),
+                }
+            }
+        }
+    }
+}

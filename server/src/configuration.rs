@@ -1,0 +1,68 @@
+//! The server's configuration: every option, from the command line or the environment.
+
+use std::path::PathBuf;
+
+/// Serve the road traffic API from a file built by roadtraffic-load.
+#[derive(clap::Parser, Debug, Clone)]
+#[command(name = "roadtraffic-serve", version)]
+pub struct Config {
+    /// The SQLite file built by roadtraffic-load. When it is missing and is the default, it is
+    /// first built from the bundled sample in data/sample.
+    #[arg(long, env = "ROADTRAFFIC_DB", default_value = DEFAULT_DB)]
+    pub db: PathBuf,
+    /// Address and port to listen on.
+    #[arg(long, env = "ROADTRAFFIC_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: String,
+    /// Scheme and host used in the envelope's URLs (e.g. https://traffic.example.org);
+    /// by default those of each request.
+    #[arg(long, env = "ROADTRAFFIC_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// Path prefix of every endpoint.
+    #[arg(long, env = "ROADTRAFFIC_BASE_PATH", default_value = "/api")]
+    pub base_path: String,
+    /// Largest accepted page[size].
+    #[arg(long, env = "ROADTRAFFIC_MAX_PAGE_SIZE", default_value_t = 100_000)]
+    pub max_page_size: i64,
+    /// HTTP worker threads (default: one per core).
+    #[arg(long, env = "ROADTRAFFIC_WORKERS")]
+    pub workers: Option<usize>,
+    /// SQLite connections, so the number of queries run at once (default: 2 per core).
+    #[arg(long, env = "ROADTRAFFIC_CONNECTIONS")]
+    pub connections: Option<u32>,
+    /// Longest a query may run, in milliseconds, before the request gets a 503.
+    #[arg(long, env = "ROADTRAFFIC_QUERY_TIMEOUT", default_value_t = 5000)]
+    pub query_timeout: u64,
+    /// Requests per minute per client IP; 0 turns rate limiting off.
+    #[arg(long, env = "ROADTRAFFIC_RATE_LIMIT", default_value_t = 0)]
+    pub rate_limit: u32,
+    /// Negotiate gzip/br compression (off by default: some clients keep raw bytes).
+    #[arg(long, env = "ROADTRAFFIC_COMPRESS")]
+    pub compress: bool,
+    /// How often to look for a new file at --db, in milliseconds.
+    #[arg(long, env = "ROADTRAFFIC_WATCH_INTERVAL", default_value_t = 500)]
+    pub watch_interval: u64,
+}
+
+pub const DEFAULT_DB: &str = "data/roadtraffic.db";
+pub const SAMPLE_DIR: &str = "data/sample";
+
+impl Config {
+    fn cores() -> usize {
+        std::thread::available_parallelism().map_or(2, |n| n.get())
+    }
+
+    /// SQLite connections: queries run at once.
+    pub fn connections(&self) -> u32 {
+        self.connections.unwrap_or(2 * Self::cores() as u32).max(1)
+    }
+
+    /// HTTP worker threads.
+    pub fn workers(&self) -> usize {
+        self.workers.unwrap_or(Self::cores()).max(1)
+    }
+
+    /// The base path without a trailing slash (`/api`).
+    pub fn base_path(&self) -> &str {
+        self.base_path.trim_end_matches('/')
+    }
+}

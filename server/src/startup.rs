@@ -1,0 +1,96 @@
+//! Starting the server: the loaded file opened and watched, the app built with its routes and
+//! headers, the listener bound (tests bind port 0 and read the address back).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::http::header;
+use actix_web::middleware::{Compress, Condition, DefaultHeaders, Logger};
+use actix_web::{web, App, HttpServer};
+
+use crate::configuration::Config;
+use crate::error::ApiError;
+use crate::ratelimit::Limiter;
+use crate::release::Current;
+use crate::routes;
+
+/// What every handler shares.
+pub struct AppState {
+    pub current: Arc<Current>,
+    pub config: Config,
+    pub limiter: Option<Limiter>,
+    /// Permits for requests of more than [`HEAVY_ROWS`] rows.
+    heavy: Arc<tokio::sync::Semaphore>,
+}
+
+/// Pages of more rows than this are heavy: at most half the connections serve them at once.
+const HEAVY_ROWS: i64 = 1000;
+
+impl AppState {
+    /// For a request of this many rows, a permit if it is heavy: big pages wait their turn
+    /// for one of a few, so that crawlers asking for 30,000 rows at a time cannot take every
+    /// connection from the light requests.
+    pub async fn heavy_permit(
+        &self,
+        rows: i64,
+    ) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, ApiError> {
+        if rows <= HEAVY_ROWS {
+            return Ok(None);
+        }
+        let permit = self.heavy.clone().acquire_owned().await;
+        permit.map(Some).map_err(ApiError::internal)
+    }
+}
+
+/// Opens the file and binds the listener; the returned server runs when awaited.
+pub fn start(config: Config) -> std::io::Result<(actix_web::dev::Server, SocketAddr)> {
+    let connections = config.connections();
+    let current = Arc::new(Current::open(&config.db, connections).map_err(std::io::Error::other)?);
+    current.watch(Duration::from_millis(config.watch_interval.max(50)));
+    let compress = config.compress;
+    let workers = config.workers();
+    let state = web::Data::new(AppState {
+        current,
+        limiter: (config.rate_limit > 0).then(|| Limiter::new(config.rate_limit)),
+        heavy: Arc::new(tokio::sync::Semaphore::new(
+            (connections as usize / 2).max(1),
+        )),
+        config: config.clone(),
+    });
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .wrap(Condition::new(compress, Compress::default()))
+            .wrap(api_headers())
+            .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
+            .default_service(web::to(routes::dispatch))
+    })
+    .workers(workers)
+    // SQLite work runs on the blocking pool; more threads than connections would only wait.
+    .worker_max_blocking_threads((connections as usize).max(2))
+    .client_request_timeout(Duration::from_secs(10))
+    .client_disconnect_timeout(Duration::from_secs(5))
+    .keep_alive(Duration::from_secs(30))
+    .bind(&config.bind)?;
+    let addr = server
+        .addrs()
+        .first()
+        .copied()
+        .ok_or_else(|| std::io::Error::other("no address bound"))?;
+    Ok((server.run(), addr))
+}
+
+/// The headers of every response, as the public service sends them.
+fn api_headers() -> DefaultHeaders {
+    DefaultHeaders::new()
+        .add((header::CONTENT_TYPE, "application/json"))
+        .add((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
+        .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .add((header::X_FRAME_OPTIONS, "Deny"))
+        .add((header::CACHE_CONTROL, "no-cache, private"))
+        .add((
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; frame-ancestors 'none'",
+        ))
+}

@@ -1,0 +1,81 @@
+//! From the blocking pool, where SQLite runs, to the response: a body that fits in one chunk is
+//! sent whole with its length; a bigger one is streamed chunk by chunk while it is written,
+//! in bounded memory, and a client that stops reading is given up on.
+
+use std::time::Duration;
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpResponse, HttpResponseBuilder};
+
+use crate::error::ApiError;
+
+/// A client that takes nothing of a streamed body for this long is given up on, so that it
+/// does not hold its connection and its heavy-request permit for ever.
+const STALLED_CLIENT: Duration = Duration::from_secs(30);
+
+type Chunk = Result<web::Bytes, std::io::Error>;
+
+/// Where a body's full chunks go as they are written; the last, partial chunk is returned.
+pub type Flush<'a> = dyn FnMut(Vec<u8>) -> Result<(), ApiError> + 'a;
+
+/// Runs `write` on the blocking pool and answers with what it writes: a 200 with its body, or
+/// its error if it fails before its first chunk. Once streaming, a failure can only cut the
+/// response short (logged).
+pub async fn respond<W>(mut head: HttpResponseBuilder, write: W) -> Result<HttpResponse, ApiError>
+where
+    W: FnOnce(&mut Flush) -> Result<Vec<u8>, ApiError> + Send + 'static,
+{
+    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<Result<Option<Vec<u8>>, ApiError>>();
+    let (chunk_tx, chunk_rx) = tokio::sync::mpsc::channel::<Chunk>(2);
+    actix_web::rt::task::spawn_blocking(move || {
+        let mut ready = Some(ready_tx);
+        let mut flush = |chunk: Vec<u8>| {
+            // A second chunk: the body is streamed from here on.
+            if let Some(ready) = ready.take() {
+                let _ = ready.send(Ok(None));
+            }
+            send_chunk(&chunk_tx, Ok(web::Bytes::from(chunk)))
+        };
+        let result = write(&mut flush);
+        match (result, ready.take()) {
+            (Ok(body), Some(ready)) => drop(ready.send(Ok(Some(body)))),
+            (Err(e), Some(ready)) => drop(ready.send(Err(e))),
+            (Ok(rest), None) => drop(send_chunk(&chunk_tx, Ok(web::Bytes::from(rest)))),
+            (Err(ApiError::ClientGone), None) => log::debug!("the client went away mid-response"),
+            (Err(e), None) => {
+                // Too late for a status: cut the response short so the client sees it fail.
+                log::error!("response cut short: {e:?}");
+                let cut = Err(std::io::Error::other("response cut short"));
+                drop(send_chunk(&chunk_tx, cut));
+            }
+        }
+    });
+    head.status(StatusCode::OK);
+    match ready_rx.await.map_err(ApiError::internal)?? {
+        Some(body) => Ok(head.body(body)),
+        None => {
+            let chunks = futures_util::stream::unfold(chunk_rx, |mut rx| async move {
+                rx.recv().await.map(|c| (c, rx))
+            });
+            Ok(head.streaming(chunks))
+        }
+    }
+}
+
+/// Hands a chunk to the response stream, waiting while the client reads, but not for ever.
+fn send_chunk(tx: &tokio::sync::mpsc::Sender<Chunk>, chunk: Chunk) -> Result<(), ApiError> {
+    use tokio::sync::mpsc::error::TrySendError;
+    let started = std::time::Instant::now();
+    let mut chunk = chunk;
+    loop {
+        match tx.try_send(chunk) {
+            Ok(()) => return Ok(()),
+            Err(TrySendError::Closed(_)) => return Err(ApiError::ClientGone),
+            Err(TrySendError::Full(back)) if started.elapsed() < STALLED_CLIENT => {
+                chunk = back;
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(TrySendError::Full(_)) => return Err(ApiError::ClientGone),
+        }
+    }
+}
