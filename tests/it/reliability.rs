@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::*;
@@ -80,32 +80,104 @@ impl Served {
     }
 }
 
+/// An AADF file of `rows` rows, read after the raw counts: it keeps a load busy after the raw
+/// counts are done.
+fn big_aadf_file(dir: &Path, rows: usize) -> PathBuf {
+    let mut text = String::from(
+        "count_point_id,year,region_id,local_authority_id,road_name,road_type,estimation_method,all_motor_vehicles\n",
+    );
+    for i in 0..rows {
+        let (cp, year) = (5000 + i / 20, 2000 + i % 20);
+        writeln!(
+            text,
+            "{cp},{year},9,110,A{},Major,Counted,{}",
+            cp % 90,
+            i % 5000
+        )
+        .unwrap();
+    }
+    let path = dir.join("aadf.csv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A point a load passes, seen from outside: its new file created beside the target, or a line
+/// it logs as it finishes a stage.
+#[derive(Debug, Clone, Copy)]
+enum Progress {
+    NewFileCreated,
+    Logged(&'static str),
+}
+
+/// Waits until the running load passes `point`; panics if it ends first.
+fn wait_for(
+    point: Progress,
+    dir: &Path,
+    lines: &std::sync::mpsc::Receiver<String>,
+    child: &mut Child,
+) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let seen = match point {
+            Progress::NewFileCreated => std::fs::read_dir(dir).unwrap().flatten().any(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.starts_with(".served.db.") && name.ends_with(".partial")
+            }),
+            Progress::Logged(needle) => lines.try_iter().any(|l| l.contains(needle)),
+        };
+        if seen {
+            return;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the load ended ({status}) before {point:?}: nothing was killed mid-load");
+        }
+        assert!(Instant::now() < deadline, "{point:?} not seen in 120 s");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
 #[test]
-fn loader_killed_at_several_points() {
+fn loader_killed_mid_load_at_several_points() {
     let dir = scratch_dir();
     let served = Served::new(&dir);
-    let input = big_raw_file(&dir, 8000);
-    // How long a whole load takes here, to kill it at fractions of that.
-    let started = Instant::now();
-    let probe = dir.join("probe.db");
-    assert!(loader(&probe, &[&input]).status().unwrap().success());
-    let full = started.elapsed();
-    for fraction in [0.02, 0.1, 0.3, 0.5, 0.7] {
-        let mut child = loader(&served.db, &[&input]).spawn().unwrap();
-        std::thread::sleep(full.mul_f64(fraction));
-        if child.try_wait().unwrap().is_some() {
-            // Finished before the kill (this machine was quicker than the probe): the file was
-            // replaced by a complete one, which proves nothing here. Kill sooner next time.
-            let _ = std::fs::write(&served.db, &served.bytes);
-            continue;
-        }
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
-        served.unharmed(&format!("killed at {:.0}% of a load", fraction * 100.0));
+    let raw = big_raw_file(&dir, 8000);
+    let aadf = big_aadf_file(&dir, 100_000);
+    let points = [
+        Progress::NewFileCreated,
+        Progress::Logged("raw_counts: 192000 rows"),
+        Progress::Logged("indexes of raw_counts"),
+    ];
+    for point in points {
+        let mut cmd = loader(&served.db, &[&raw, &aadf]);
+        let mut child = cmd.env("RUST_LOG", "info").spawn().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in
+                std::io::BufRead::lines(std::io::BufReader::new(stderr)).map_while(Result::ok)
+            {
+                let _ = tx.send(line);
+            }
+        });
+        wait_for(point, &dir, &lines, &mut child);
+        child.kill().unwrap(); // SIGKILL
+        let status = child.wait().unwrap();
+        assert_eq!(
+            status.signal(),
+            Some(libc::SIGKILL),
+            "the load must be killed mid-load, after {point:?}; it ended with {status}"
+        );
+        served.unharmed(&format!("killed after {point:?}"));
     }
     // The next load goes through whatever was left, and the server moves to it.
-    assert!(loader(&served.db, &[&input]).status().unwrap().success());
-    assert!(!dir.join("served.db.partial").exists());
+    assert!(loader(&served.db, &[&raw]).status().unwrap().success());
+    let leftovers: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".partial") || n.ends_with(".lock"))
+        .collect();
+    assert!(leftovers.is_empty(), "left behind: {leftovers:?}");
     let deadline = Instant::now() + Duration::from_secs(10);
     while get(&served.server, "/api/raw-counts").json()["total"] == served.total {
         assert!(Instant::now() < deadline, "new release not picked up");
@@ -142,10 +214,12 @@ fn disk_full_during_a_load() {
     assert!(!out.status.success(), "the load should fail: {stderr}");
     assert!(stderr.contains("nothing was changed"), "{stderr}");
     served.unharmed("a full disk");
-    assert!(
-        !dir.join("served.db.partial").exists(),
-        "the temporary file is removed"
-    );
+    let partials = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".partial"))
+        .count();
+    assert_eq!(partials, 0, "the temporary file is removed");
     // With room again, the same load succeeds.
     assert!(loader(&served.db, &[&input]).status().unwrap().success());
 }
@@ -185,7 +259,6 @@ fn truncated_files_are_refused() {
         assert!(!run.ok && run.stderr.contains("zip"), "{}", run.stderr);
         served.unharmed("a truncated zip");
     }
-    assert!(!dir.join("served.db.partial").exists());
     assert!(
         load(&served.db, &["--quiet", "--allow-shrink"], &[&zip_path]).ok,
         "the whole zip loads"

@@ -11,15 +11,29 @@ use std::time::Duration;
 use clap::Parser;
 use roadtraffic_server::{self as server, Config};
 
-/// The real published files beside the repository, when they are there.
+/// The real published files beside the repository, when they are there. Without them a test
+/// that needs them says on stderr what it skips; with `ROADTRAFFIC_REQUIRE_SHARED=1` (CI) it
+/// fails instead, naming the folder.
 pub fn real_data() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/real");
     if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: {} is absent", dir.display());
-        None
+        return Some(dir);
     }
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    if std::env::var("ROADTRAFFIC_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
+        panic!(
+            "{test} needs {} (ROADTRAFFIC_REQUIRE_SHARED=1): it is absent",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "{test}: skipped the checks on real files: {} is absent",
+        dir.display()
+    );
+    None
 }
 
 pub fn repo_path(rel: &str) -> PathBuf {
@@ -55,6 +69,14 @@ pub fn load_ok(db: &Path, args: &[&str], inputs: &[&Path]) -> String {
     let run = load(db, args, inputs);
     assert!(run.ok, "load failed:\n{}", run.stderr);
     run.stderr
+}
+
+/// Rows of a table of the bundled sample, counted in the file itself.
+pub fn sample_rows(table: &str) -> i64 {
+    rusqlite::Connection::open(sample_db())
+        .unwrap()
+        .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+        .unwrap()
 }
 
 /// The bundled sample, loaded once for the whole run.
