@@ -846,6 +846,23 @@ mod tests {
         assert!(RAW_COUNTS.final_when_read() && REGION_TRAFFIC_BY_ROAD_TYPE.final_when_read());
     }
 
+    /// Adding a vehicle column is one line in VEHICLES: the records, the schema and the
+    /// national files all take their vehicle columns from the group, in its order.
+    #[test]
+    fn vehicle_columns_flow_from_one_group() {
+        let vehicles: Vec<&str> = VEHICLES.iter().map(|c| c.name).collect();
+        for d in [&AADF, &AADF_BY_DIRECTION, &RAW_COUNTS] {
+            let records: Vec<&str> = d.stored_columns().map(|c| c.name).collect();
+            let national = d.national_file().unwrap().columns();
+            let table = crate::schema::create_table(d);
+            for layout in [records, national] {
+                let at = layout.iter().position(|c| *c == vehicles[0]).unwrap();
+                assert_eq!(&layout[at..at + vehicles.len()], &vehicles[..], "{}", d.table);
+            }
+            assert!(vehicles.iter().all(|v| table.contains(v)), "{}", d.table);
+        }
+    }
+
     #[test]
     fn totals_apply_where_every_part_is() {
         let names = |d: &Dataset| d.totals().map(|t| t.total).collect::<Vec<_>>();
