@@ -189,6 +189,36 @@ pub struct NationalFile {
     /// The summary tables quote their header and every text field; the big files quote only
     /// the text fields that need it.
     pub quote_all_text: bool,
+    /// The per-area files DfT also publishes, if any.
+    pub splits: Option<Splits>,
+}
+
+/// DfT's per-area split files of a dataset: `<folder>/<by>/<stem>_<by>_<id>.csv`, with the
+/// national file's columns but those it omits, headers in lower case, text holding a space or
+/// a comma quoted.
+#[derive(Debug, Clone, Copy)]
+pub struct Splits {
+    /// `aadf`, `aadfbydirection`, `rawcount`, `countpoints`, `traffic`.
+    pub folder: &'static str,
+    /// `dft_aadf`...
+    pub stem: &'static str,
+    /// The columns the files are split by.
+    pub by: &'static [&'static str],
+    /// National columns the split files leave out.
+    pub omits: &'static [&'static str],
+    /// Rows highest id first, as DfT writes this dataset's split files (else file order).
+    pub ids_descending: bool,
+}
+
+impl Splits {
+    /// The split files' columns, by catalogue name, in order.
+    pub fn columns(&self, national: &NationalFile) -> Vec<&'static str> {
+        national
+            .columns()
+            .into_iter()
+            .filter(|c| !self.omits.contains(c))
+            .collect()
+    }
 }
 
 /// Part of a national file's column order.
@@ -228,6 +258,10 @@ pub struct Dataset {
     pub paths: &'static [&'static str],
     /// Human name used in load reports.
     pub title: &'static str,
+    /// What a record is, in a sentence (the API's description, the docs page).
+    pub about: &'static str,
+    /// What the counts of a record are a number of (AADF: vehicles on an average day).
+    pub count_unit: Option<&'static str>,
     /// Columns in record order, in groups shared between datasets; unstored columns come last.
     pub groups: &'static [&'static [Column]],
     /// Column names that identify a row; a repeated key is a duplicate.

@@ -210,6 +210,9 @@ const AREA_NAMES: &[Column] = &[
     )),
 ];
 
+/// What the split files of the big datasets leave out: ONS codes and the road category.
+const NOT_IN_SPLITS: &[&str] = &["region_ons_code", "local_authority_code", "road_category"];
+
 /// The location columns of the national files, names beside their ids.
 const NATIONAL_LOCATION: &[Layout] = &[Layout::Columns(&[
     "region_id",
@@ -248,6 +251,8 @@ pub static AADF: Dataset = Dataset {
     table: "aadf",
     paths: &["/average-annual-daily-flow"],
     title: "AADF",
+    about: "The average annual daily flow at a count point in a year: the number of vehicles that pass it on an average day, by vehicle type, with how the figure was made (counted or estimated).",
+    count_unit: Some("vehicles on an average day of the year (both directions)"),
     groups: &[
         &[id(), required(ident("count_point_id")), required(year())],
         LOCATION,
@@ -281,6 +286,13 @@ pub static AADF: Dataset = Dataset {
             Layout::Group(VEHICLES),
         ],
         quote_all_text: false,
+        splits: Some(Splits {
+            folder: "aadf",
+            stem: "dft_aadf",
+            by: &["local_authority_id", "region_id", "count_point_id"],
+            omits: NOT_IN_SPLITS,
+            ids_descending: false,
+        }),
     }),
     completion: None,
 };
@@ -289,6 +301,8 @@ pub static AADF_BY_DIRECTION: Dataset = Dataset {
     table: "aadf_by_direction",
     paths: &["/average-annual-daily-flow-by-direction"],
     title: "AADF by direction",
+    about: "The average annual daily flow at a count point in a year, in one direction of travel.",
+    count_unit: Some("vehicles on an average day of the year, in the one direction"),
     groups: &[
         &[id(), required(ident("count_point_id")), required(year())],
         LOCATION,
@@ -340,6 +354,13 @@ pub static AADF_BY_DIRECTION: Dataset = Dataset {
             Layout::Group(VEHICLES),
         ],
         quote_all_text: false,
+        splits: Some(Splits {
+            folder: "aadfbydirection",
+            stem: "dft_aadfbydirection",
+            by: &["local_authority_id", "region_id", "count_point_id"],
+            omits: NOT_IN_SPLITS,
+            ids_descending: false,
+        }),
     }),
     completion: None,
 };
@@ -348,6 +369,8 @@ pub static COUNT_POINTS: Dataset = Dataset {
     table: "count_points",
     paths: &["/count-points"],
     title: "count points",
+    about: "A count point: the place on a road link where traffic is counted or estimated, with its road, area, coordinates and the latest year it has an AADF.",
+    count_unit: None,
     groups: &[
         &[
             id(),
@@ -382,6 +405,14 @@ pub static COUNT_POINTS: Dataset = Dataset {
             Layout::Nested(NATIONAL_LOCATION),
         ],
         quote_all_text: false,
+        splits: Some(Splits {
+            folder: "countpoints",
+            stem: "dft_countpoints",
+            by: &["local_authority_id", "region_id"],
+            omits: &["aadf_year", "region_ons_code", "local_authority_code", "road_category"],
+            // Seen in DfT's count points of region 6: highest count point id first.
+            ids_descending: true,
+        }),
     }),
     completion: Some(Completion::LatestOf {
         source: &AADF,
@@ -394,6 +425,8 @@ pub static RAW_COUNTS: Dataset = Dataset {
     table: "raw_counts",
     paths: &["/raw-counts"],
     title: "raw counts",
+    about: "One hour of a manual count at a count point, in one direction, by vehicle type: the raw data behind the AADF (counts are made on weekdays between March and October, from 7:00 to 19:00).",
+    count_unit: Some("vehicles counted in the hour, in the one direction"),
     groups: &[
         &[
             id(),
@@ -457,6 +490,13 @@ pub static RAW_COUNTS: Dataset = Dataset {
             Layout::Group(VEHICLES),
         ],
         quote_all_text: false,
+        splits: Some(Splits {
+            folder: "rawcount",
+            stem: "dft_rawcount",
+            by: &["local_authority_id", "region_id"],
+            omits: NOT_IN_SPLITS,
+            ids_descending: false,
+        }),
     }),
     completion: None,
 };
@@ -465,6 +505,8 @@ pub static LOCAL_AUTHORITY_TRAFFIC: Dataset = Dataset {
     table: "local_authority_traffic",
     paths: &["/local-authority-traffic", "/traffic/local-authorities"],
     title: "local authority traffic",
+    about: "The traffic of a local authority in a year: vehicle miles travelled on all its roads, and their length.",
+    count_unit: Some("vehicle miles travelled in the year"),
     groups: &[&[
         id(),
         required(year()),
@@ -517,6 +559,13 @@ pub static LOCAL_AUTHORITY_TRAFFIC: Dataset = Dataset {
             "all_motor_vehicles",
         ])],
         quote_all_text: true,
+        splits: Some(Splits {
+            folder: "traffic",
+            stem: "dft_traffic",
+            by: &["local_authority_id"],
+            omits: &["ons_code"],
+            ids_descending: false,
+        }),
     }),
     completion: None,
 };
@@ -525,6 +574,8 @@ pub static REGION_TRAFFIC_BY_ROAD_TYPE: Dataset = Dataset {
     table: "region_traffic_by_road_type",
     paths: &["/region-traffic-by-road-type"],
     title: "region traffic by road type",
+    about: "The traffic of a region in a year on one category of road (motorways, A roads, minor roads; trunk or principal), and the category's length.",
+    count_unit: Some("vehicle miles travelled in the year"),
     groups: &[&[
         id(),
         required(year()),
@@ -592,6 +643,7 @@ pub static REGION_TRAFFIC_BY_ROAD_TYPE: Dataset = Dataset {
             "all_motor_vehicles",
         ])],
         quote_all_text: true,
+        splits: None,
     }),
     completion: None,
 };
@@ -600,6 +652,8 @@ pub static REGION_TRAFFIC_BY_VEHICLE_TYPE: Dataset = Dataset {
     table: "region_traffic_by_vehicle_type",
     paths: &["/region-traffic-by-vehicle-type"],
     title: "region traffic by vehicle type",
+    about: "The traffic of a region in a year by vehicle type, and the length of its roads.",
+    count_unit: Some("vehicle miles travelled in the year"),
     groups: &[&[
         id(),
         required(year()),
@@ -658,6 +712,7 @@ pub static REGION_TRAFFIC_BY_VEHICLE_TYPE: Dataset = Dataset {
             "all_motor_vehicles",
         ])],
         quote_all_text: true,
+        splits: None,
     }),
     completion: None,
 };
@@ -669,6 +724,8 @@ pub static COUNTRIES: Dataset = Dataset {
     table: "countries",
     paths: &["/countries"],
     title: "countries",
+    about: "A country of Great Britain: England, Scotland, Wales.",
+    count_unit: None,
     groups: &[&[id(), derived("name", Text), derived("ons_code", Text)]],
     natural_key: &["id"],
     ids: Ids::Column("id"),
@@ -686,6 +743,8 @@ pub static REGIONS: Dataset = Dataset {
     table: "regions",
     paths: &["/regions"],
     title: "regions",
+    about: "A region (England's nine, Scotland and Wales), with its country.",
+    count_unit: None,
     groups: &[&[
         id(),
         derived("name", Text),
@@ -708,6 +767,8 @@ pub static LOCAL_AUTHORITIES: Dataset = Dataset {
     table: "local_authorities",
     paths: &["/local-authorities"],
     title: "local authorities",
+    about: "A local authority, with its region.",
+    count_unit: None,
     groups: &[&[
         id(),
         derived("name", Text),
@@ -743,6 +804,17 @@ pub static DATASETS: [&Dataset; 10] = [
     &REGIONS,
     &LOCAL_AUTHORITIES,
 ];
+
+/// The dataset whose records a column's value identifies (`region_id`: a region).
+pub fn identified_by(column: &str) -> Option<&'static Dataset> {
+    Some(match column {
+        "count_point_id" => &COUNT_POINTS,
+        "region_id" => &REGIONS,
+        "local_authority_id" => &LOCAL_AUTHORITIES,
+        "country_id" => &COUNTRIES,
+        _ => return None,
+    })
+}
 
 /// The datasets read from published CSV files, in recognition and load order.
 pub fn published() -> impl Iterator<Item = &'static Dataset> {
@@ -857,7 +929,12 @@ mod tests {
             let table = crate::schema::create_table(d);
             for layout in [records, national] {
                 let at = layout.iter().position(|c| *c == vehicles[0]).unwrap();
-                assert_eq!(&layout[at..at + vehicles.len()], &vehicles[..], "{}", d.table);
+                assert_eq!(
+                    &layout[at..at + vehicles.len()],
+                    &vehicles[..],
+                    "{}",
+                    d.table
+                );
             }
             assert!(vehicles.iter().all(|v| table.contains(v)), "{}", d.table);
         }

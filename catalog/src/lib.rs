@@ -5,6 +5,7 @@
 mod dataset;
 mod datasets;
 pub mod dates;
+pub mod meanings;
 pub mod readme;
 pub mod schema;
 

@@ -39,36 +39,44 @@ pub fn endpoint_table(base: &str) -> String {
     out
 }
 
+/// Checks that the README section between `start` and `end` is `wanted`; with
+/// `UPDATE_README=1` writes it there instead. For the tests of sections written from code.
+pub fn check_section(
+    readme: &std::path::Path,
+    start: &str,
+    end: &str,
+    wanted: &str,
+) -> Result<(), String> {
+    let text = std::fs::read_to_string(readme).map_err(|e| format!("{}: {e}", readme.display()))?;
+    let (Some(from), Some(to)) = (text.find(start), text.find(end)) else {
+        return Err(format!(
+            "{} lacks the markers {start} and {end}",
+            readme.display()
+        ));
+    };
+    let written = &text[from + start.len()..to];
+    let wanted = format!("\n{wanted}");
+    if written == wanted {
+        return Ok(());
+    }
+    if std::env::var("UPDATE_README").is_ok_and(|v| v == "1") {
+        let updated = format!("{}{wanted}{}", &text[..from + start.len()], &text[to..]);
+        return std::fs::write(readme, updated).map_err(|e| e.to_string());
+    }
+    Err(format!(
+        "{}: the section after {start} differs from the code's; `UPDATE_README=1 cargo test` \
+         rewrites it. It should be:\n{wanted}",
+        readme.display()
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The README beside the workspace; `UPDATE_README=1` writes the table into it.
     #[test]
     fn readme_endpoint_table_follows_the_catalogue() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
-        let readme = std::fs::read_to_string(&path).unwrap();
-        let (Some(start), Some(end)) = (readme.find(START), readme.find(END)) else {
-            panic!("{} lacks the markers of the endpoint table", path.display());
-        };
-        let written = &readme[start + START.len()..end];
-        let wanted = format!("\n{}", endpoint_table("/api"));
-        if written == wanted {
-            return;
-        }
-        if std::env::var("UPDATE_README").is_ok_and(|v| v == "1") {
-            let updated = format!(
-                "{}{wanted}{}",
-                &readme[..start + START.len()],
-                &readme[end..]
-            );
-            std::fs::write(&path, updated).unwrap();
-            return;
-        }
-        panic!(
-            "README.md's endpoint table differs from the catalogue's; run \
-             `UPDATE_README=1 cargo test -p roadtraffic-catalog readme` to rewrite it. It \
-             should be:\n{wanted}"
-        );
+        check_section(&path, START, END, &endpoint_table("/api")).unwrap();
     }
 }

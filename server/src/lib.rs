@@ -5,6 +5,9 @@
 //! - `startup`: the app built and bound;
 //! - `routes`: which handler answers which request;
 //! - `api`: the listings, from query string to JSON;
+//! - `description`: the OpenAPI document and the docs page, from the catalogue;
+//! - `downloads`: whole files, as DfT publishes them or as a listing's CSV and NDJSON;
+//! - `html`: pages for people;
 //! - `stream`: bodies written on the blocking pool, sent whole or streamed;
 //! - `release`: the loaded file, its connections and what is learnt of it;
 //! - `error`: the one error type and the one place it becomes a status;
@@ -12,7 +15,10 @@
 
 mod api;
 mod configuration;
+mod description;
+mod downloads;
 pub mod error;
+mod html;
 mod ratelimit;
 pub mod release;
 mod routes;

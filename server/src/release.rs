@@ -148,6 +148,13 @@ impl Release {
         })
     }
 
+    /// Whether the table has a record of this id.
+    pub fn has_record(&self, table: &str, id: i64) -> Result<bool, ApiError> {
+        let conn = self.pool.get()?;
+        let sql = format!("SELECT EXISTS (SELECT 1 FROM {table} WHERE id = ?1)");
+        Ok(conn.query_row(&sql, [id], |r| r.get(0))?)
+    }
+
     /// Rows in a table, and whether its ids are dense (1..rows).
     pub fn rows(&self, table: &str) -> (i64, bool) {
         self.rows.get(table).copied().unwrap_or((0, false))

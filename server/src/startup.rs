@@ -10,6 +10,7 @@ use actix_web::middleware::{Compress, Condition, DefaultHeaders, Logger};
 use actix_web::{web, App, HttpServer};
 
 use crate::configuration::Config;
+use crate::description::Description;
 use crate::error::ApiError;
 use crate::ratelimit::Limiter;
 use crate::release::Current;
@@ -20,6 +21,7 @@ pub struct AppState {
     pub current: Arc<Current>,
     pub config: Config,
     pub limiter: Option<Limiter>,
+    pub description: Arc<Description>,
     /// Permits for requests of more than [`HEAVY_ROWS`] rows.
     heavy: Arc<tokio::sync::Semaphore>,
 }
@@ -53,6 +55,7 @@ pub fn start(config: Config) -> std::io::Result<(actix_web::dev::Server, SocketA
     let state = web::Data::new(AppState {
         current,
         limiter: (config.rate_limit > 0).then(|| Limiter::new(config.rate_limit)),
+        description: Arc::new(Description::new(&config)),
         heavy: Arc::new(tokio::sync::Semaphore::new(
             (connections as usize / 2).max(1),
         )),

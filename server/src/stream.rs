@@ -18,6 +18,49 @@ type Chunk = Result<web::Bytes, std::io::Error>;
 /// Where a body's full chunks go as they are written; the last, partial chunk is returned.
 pub type Flush<'a> = dyn FnMut(Vec<u8>) -> Result<(), ApiError> + 'a;
 
+/// Bodies are handed on in chunks of about this many bytes: a body that fits in one (pages of
+/// up to ~1,400 rows) is sent whole with its length, a bigger one is streamed chunk by chunk.
+pub const CHUNK_BYTES: usize = 1 << 20;
+
+/// A response body being written: full chunks go to `flush`.
+pub struct Body<'a, 'f> {
+    pub buf: Vec<u8>,
+    flush: &'a mut Flush<'f>,
+}
+
+impl<'a, 'f> Body<'a, 'f> {
+    pub fn new(capacity: usize, flush: &'a mut Flush<'f>) -> Self {
+        Body {
+            buf: Vec::with_capacity(capacity),
+            flush,
+        }
+    }
+
+    /// Hands on the chunk written so far if it is full.
+    pub fn flush_if_full(&mut self) -> Result<(), ApiError> {
+        if self.buf.len() >= CHUNK_BYTES {
+            let next = Vec::with_capacity(CHUNK_BYTES + 64 * 1024);
+            let chunk = std::mem::replace(&mut self.buf, next);
+            (self.flush)(chunk)?;
+        }
+        Ok(())
+    }
+}
+
+/// A body is also a writer, for encoders that write into it (the zip of a download).
+impl std::io::Write for Body<'_, '_> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        self.flush_if_full()
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::BrokenPipe, e.to_string()))?;
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Runs `write` on the blocking pool and answers with what it writes: a 200 with its body, or
 /// its error if it fails before its first chunk. Once streaming, a failure can only cut the
 /// response short (logged).

@@ -4,6 +4,8 @@
 #![allow(clippy::too_many_lines)]
 
 mod api;
+mod description;
+mod downloads;
 mod fixtures;
 mod hostile;
 mod hostile_input;

@@ -79,6 +79,52 @@ pub fn sample_rows(table: &str) -> i64 {
         .unwrap()
 }
 
+/// A command-line tool the tests need (from PyPI or Debian, installed by `.ci/run`), if it is
+/// there. Without it a test says on stderr what it skips; with `ROADTRAFFIC_REQUIRE_SHARED=1`
+/// (CI) it fails.
+pub fn tool(name: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("a test")
+            .to_string();
+        if std::env::var("ROADTRAFFIC_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
+            panic!("{test} needs `{name}` (ROADTRAFFIC_REQUIRE_SHARED=1): .ci/run installs it");
+        }
+        eprintln!("{test}: skipped what needs `{name}`: not installed (.ci/run installs it)");
+    }
+    found
+}
+
+/// Every current real file of ../shared loaded into one file (the old eras are refused by
+/// design; the national and split files of one table overlap, so the first row is kept).
+pub fn real_db() -> Option<&'static Path> {
+    static DB: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DB.get_or_init(|| {
+        let real = real_data()?;
+        let db = scratch_dir().join("real.db");
+        let inputs: Vec<PathBuf> = [
+            "aadf",
+            "count_points",
+            "raw_counts",
+            "local_authority_traffic",
+            "region_traffic",
+        ]
+        .iter()
+        .map(|d| real.join(d))
+        .collect();
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        load_ok(&db, &["--quiet", "--keep-first"], &inputs);
+        Some(db)
+    })
+    .as_deref()
+}
+
 /// The bundled sample, loaded once for the whole run.
 pub fn sample_db() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();

@@ -14,5 +14,6 @@ pub mod query;
 mod request;
 mod write;
 
-pub use paging::FilterSets;
-pub use request::ListRequest;
+pub use paging::{FilterSets, RowQuery};
+pub use request::{ListRequest, DEFAULT_PAGE_SIZE};
+pub use write::JsonRecord;

@@ -126,6 +126,40 @@ impl ListRequest {
         })
     }
 
+    /// The request for every matching record at once (the CSV and NDJSON forms): its filters,
+    /// sort and fields, no page.
+    pub fn whole(d: &'static Dataset, params: &Params) -> Result<Self, ApiError> {
+        Ok(ListRequest {
+            dataset: d,
+            conditions: conditions(d, params)?,
+            sort: sort(d, params)?,
+            fields: fields(d, params)?,
+            page: None,
+        })
+    }
+
+    /// Every record whose `column` is `value`, all fields, in id order (a split file).
+    pub fn matching(d: &'static Dataset, column: &'static Column, value: i64) -> Self {
+        ListRequest {
+            dataset: d,
+            conditions: vec![Condition::In(column, vec![SqlValue::Integer(value)])],
+            sort: Vec::new(),
+            fields: d.stored_columns().collect(),
+            page: None,
+        }
+    }
+
+    /// Every record, all fields, in id order (a national file).
+    pub fn everything(d: &'static Dataset) -> Self {
+        ListRequest {
+            dataset: d,
+            conditions: Vec::new(),
+            sort: Vec::new(),
+            fields: d.stored_columns().collect(),
+            page: None,
+        }
+    }
+
     /// How many rows the request may answer with (unpaginated lists are small).
     pub fn rows_asked(&self) -> i64 {
         self.page.as_ref().map_or(0, |(_, size)| *size)

@@ -6,6 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use roadtraffic_catalog::Column;
+
 use super::envelope;
 use super::json;
 use super::paging::RowQuery;
@@ -13,28 +15,7 @@ use super::query::Params;
 use super::request::ListRequest;
 use crate::error::ApiError;
 use crate::release::Release;
-use crate::stream::Flush;
-
-/// Bodies are handed on in chunks of about this many bytes: a body that fits in one (pages of
-/// up to ~1,400 rows) is sent whole with its length, a bigger one is streamed chunk by chunk.
-pub const CHUNK_BYTES: usize = 1 << 20;
-
-/// A response body being written: full chunks go to `flush`.
-struct Body<'a, 'f> {
-    buf: Vec<u8>,
-    flush: &'a mut Flush<'f>,
-}
-
-impl Body<'_, '_> {
-    fn flush_if_full(&mut self) -> Result<(), ApiError> {
-        if self.buf.len() >= CHUNK_BYTES {
-            let next = Vec::with_capacity(CHUNK_BYTES + 64 * 1024);
-            let chunk = std::mem::replace(&mut self.buf, next);
-            (self.flush)(chunk)?;
-        }
-        Ok(())
-    }
-}
+use crate::stream::{Body, Flush};
 
 impl ListRequest {
     /// Runs the request and writes its body. Full chunks go to `flush` as they fill; the
@@ -63,10 +44,8 @@ impl ListRequest {
             allowed.fetch_add(waiting.elapsed().as_nanos() as u64, Ordering::Relaxed);
             result
         };
-        let mut body = Body {
-            buf: Vec::with_capacity(self.rows_asked().clamp(1, 1400) as usize * 800),
-            flush: &mut timed_flush,
-        };
+        let capacity = self.rows_asked().clamp(1, 1400) as usize * 800;
+        let mut body = Body::new(capacity, &mut timed_flush);
         let result = self.write(&conn, release, path, params, &mut body);
         // The connection goes back to the pool without the handler, whatever happened.
         conn.progress_handler(0, None::<fn() -> bool>)?;
@@ -102,9 +81,33 @@ impl ListRequest {
         query: &RowQuery,
         body: &mut Body,
     ) -> Result<(), ApiError> {
-        // Each field's key, with what comes before it: `{"id":`, `,"year":`.
-        let keys: Vec<Vec<u8>> = self
-            .fields
+        let record = JsonRecord::new(&self.fields);
+        let mut stmt = conn.prepare_cached(&query.sql)?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(query.args.iter()))?;
+        body.buf.push(b'[');
+        let mut first = true;
+        while let Some(row) = rows.next()? {
+            if !first {
+                body.buf.push(b',');
+            }
+            first = false;
+            record.write(&mut body.buf, row)?;
+            body.flush_if_full()?;
+        }
+        body.buf.push(b']');
+        Ok(())
+    }
+}
+
+/// A row as a JSON record of these fields, written as PHP writes it.
+pub struct JsonRecord {
+    /// Each field's key, with what comes before it: `{"id":`, `,"year":`.
+    keys: Vec<Vec<u8>>,
+}
+
+impl JsonRecord {
+    pub fn new(fields: &[&'static Column]) -> Self {
+        let keys = fields
             .iter()
             .enumerate()
             .map(|(i, c)| {
@@ -114,27 +117,18 @@ impl ListRequest {
                 k
             })
             .collect();
-        let mut stmt = conn.prepare_cached(&query.sql)?;
-        let mut rows = stmt.query(rusqlite::params_from_iter(query.args.iter()))?;
-        body.buf.push(b'[');
-        let mut first = true;
-        while let Some(row) = rows.next()? {
-            let out = &mut body.buf;
-            if !first {
-                out.push(b',');
-            }
-            first = false;
-            for (i, key) in keys.iter().enumerate() {
-                out.extend_from_slice(key);
-                json::value(out, row.get_ref(i)?);
-            }
-            if keys.is_empty() {
-                out.push(b'{');
-            }
-            out.push(b'}');
-            body.flush_if_full()?;
+        JsonRecord { keys }
+    }
+
+    pub fn write(&self, out: &mut Vec<u8>, row: &rusqlite::Row) -> Result<(), ApiError> {
+        for (i, key) in self.keys.iter().enumerate() {
+            out.extend_from_slice(key);
+            json::value(out, row.get_ref(i)?);
         }
-        body.buf.push(b']');
+        if self.keys.is_empty() {
+            out.push(b'{');
+        }
+        out.push(b'}');
         Ok(())
     }
 }

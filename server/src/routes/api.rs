@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use actix_web::http::{header, Method};
+use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 
 use roadtraffic_catalog::Dataset;
@@ -19,14 +19,13 @@ pub async fn list(
     state: &AppState,
     dataset: &'static Dataset,
 ) -> Result<HttpResponse, ApiError> {
-    if req.method() != Method::GET && req.method() != Method::HEAD {
-        return Err(ApiError::MethodNotAllowed(req.method().to_string()));
-    }
+    super::only_get(req)?;
     let config = &state.config;
     let params = query::parse(req.query_string());
     let request = ListRequest::parse(dataset, &params, config.max_page_size)?;
     let release = state.current.get()?;
-    let url = endpoint_url(req, config.public_url.as_deref());
+    let base = super::public_base(req, config.public_url.as_deref());
+    let url = format!("{base}{}", req.path().trim_end_matches('/'));
     let etag = etag(&release, &url, req.query_string());
     if matches_etag(req, &etag) {
         let not_modified = HttpResponse::NotModified()
@@ -44,19 +43,6 @@ pub async fn list(
         request.run(&release, &url, &params, time_limit, flush)
     })
     .await
-}
-
-/// The absolute URL of the endpoint, as the envelope's `path`: scheme and host from
-/// `--public-url`, else from the request.
-fn endpoint_url(req: &HttpRequest, public_url: Option<&str>) -> String {
-    let base = match public_url {
-        Some(u) => u.trim_end_matches('/').to_string(),
-        None => {
-            let info = req.connection_info();
-            format!("{}://{}", info.scheme(), info.host())
-        }
-    };
-    format!("{base}{}", req.path().trim_end_matches('/'))
 }
 
 /// The ETag of a response: the loaded file and the request.

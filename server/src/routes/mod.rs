@@ -1,12 +1,14 @@
 //! Which handler answers a request. Under the API base path: the public API's endpoints
-//! (`api.rs`); anything else there, and anywhere else for now, is the public service's JSON
-//! 404. Rate limiting, when on, wraps every answer.
+//! (`api.rs`), their CSV and NDJSON forms (`downloads.rs`) and its OpenAPI description
+//! (`description.rs`); `/docs`; `/downloads`. Anything else is the public service's JSON 404.
+//! Rate limiting, when on, wraps every answer.
 //!
-//! Rooms for what comes next, each a module of its own beside `api.rs`: the API's description
-//! (OpenAPI and the docs page), downloads (CSV exports), the site's pages, and operations
+//! Rooms for what comes next, each a module of its own here: the site's pages, and operations
 //! (probes, metrics).
 
 mod api;
+mod description;
+mod downloads;
 
 use actix_web::http::{header, Method};
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
@@ -14,6 +16,7 @@ use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use roadtraffic_catalog::{Dataset, DATASETS};
 
 use crate::api::query;
+use crate::description::openapi::Form;
 use crate::error::ApiError;
 use crate::startup::AppState;
 
@@ -45,28 +48,88 @@ async fn route(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiE
     if req.method() == Method::OPTIONS {
         return Ok(preflight());
     }
-    let endpoint = req
-        .path()
-        .strip_prefix(state.config.base_path())
-        .and_then(dataset_for);
-    match endpoint {
-        Some(dataset) => api::list(req, state, dataset).await,
-        None => Err(not_found(req)),
+    let path = req.path();
+    let under_api = path.strip_prefix(state.config.base_path());
+    if let Some(rest) = under_api.filter(|r| r.is_empty() || r.starts_with('/')) {
+        return api_route(req, state, rest).await;
+    }
+    match path {
+        "/docs" | "/docs/" => description::docs(req, state).await,
+        // Where the public site keeps its API documentation.
+        "/docs/index.html" | "/api-documentation" => Ok(see_other("/docs")),
+        "/downloads" | "/downloads/" => downloads::page(req, state).await,
+        _ => match path.strip_prefix("/downloads/") {
+            Some(file) => downloads::file(req, state, file).await,
+            None => Err(not_found(req)),
+        },
     }
 }
 
-/// The dataset an API path (without the base path) names, if any.
-fn dataset_for(path: &str) -> Option<&'static Dataset> {
+/// A path under the API base path.
+async fn api_route(
+    req: &HttpRequest,
+    state: &AppState,
+    rest: &str,
+) -> Result<HttpResponse, ApiError> {
+    match rest {
+        // A person opening the API's address in a browser finds its documentation.
+        "" | "/" => Ok(see_other("/docs")),
+        "/openapi.json" => description::openapi(req, state),
+        _ => match endpoint_for(rest) {
+            Some((dataset, Form::Json)) => api::list(req, state, dataset).await,
+            Some((dataset, form)) => downloads::listing(req, state, dataset, form).await,
+            None => Err(not_found(req)),
+        },
+    }
+}
+
+/// The dataset and form an API path (without the base path) names, if any.
+fn endpoint_for(path: &str) -> Option<(&'static Dataset, Form)> {
     let path = path
         .strip_suffix('/')
         .filter(|p| !p.is_empty())
         .unwrap_or(path);
-    DATASETS.iter().copied().find(|d| d.paths.contains(&path))
+    Form::ALL.into_iter().find_map(|form| {
+        let endpoint = match form {
+            Form::Json => path,
+            _ => path.strip_suffix(form.suffix())?,
+        };
+        let dataset = DATASETS
+            .iter()
+            .copied()
+            .find(|d| d.paths.contains(&endpoint))?;
+        Some((dataset, form))
+    })
 }
 
 /// Laravel's 404, naming the path without its leading `/`.
 fn not_found(req: &HttpRequest) -> ApiError {
     ApiError::NotFound(query::url_decode(req.path().trim_start_matches('/')))
+}
+
+/// Everything but the API's listings answers GET and HEAD only.
+fn only_get(req: &HttpRequest) -> Result<(), ApiError> {
+    match *req.method() {
+        Method::GET | Method::HEAD => Ok(()),
+        _ => Err(ApiError::MethodNotAllowed(req.method().to_string())),
+    }
+}
+
+/// Scheme and host of this mirror as its users reach it: `--public-url`, else the request's.
+fn public_base(req: &HttpRequest, public_url: Option<&str>) -> String {
+    match public_url {
+        Some(u) => u.trim_end_matches('/').to_string(),
+        None => {
+            let info = req.connection_info();
+            format!("{}://{}", info.scheme(), info.host())
+        }
+    }
+}
+
+fn see_other(location: &str) -> HttpResponse {
+    HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, location))
+        .finish()
 }
 
 /// The answer to a CORS preflight.

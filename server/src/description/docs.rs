@@ -1,0 +1,148 @@
+//! The docs page: the API described for a person, from the same catalogue as the OpenAPI
+//! document, with an example request for each endpoint built from the loaded file's rows (so
+//! that it returns rows), the fields with their meaning and units, and the mirror's deviations.
+
+use maud::{html, Markup};
+use rusqlite::types::ValueRef;
+
+use roadtraffic_catalog::meanings::meaning;
+use roadtraffic_catalog::{Column, Dataset, Domain, ValueType, COUNT_METHOD, DATASETS};
+
+use super::openapi::Form;
+use super::DEVIATIONS;
+use crate::api::query;
+use crate::configuration::Config;
+use crate::error::ApiError;
+use crate::release::Release;
+
+pub fn page(release: &Release, config: &Config) -> Result<String, ApiError> {
+    let conn = release.pool.get()?;
+    let mut sections = Vec::new();
+    for d in DATASETS {
+        let example = example_query(&conn, d)?;
+        sections.push(endpoint(d, config, &example));
+    }
+    let base = config.base_path();
+    let body = html! {
+        h1 { "The road traffic API" }
+        p { "The Department for Transport's road traffic statistics API, answered from this mirror's copy of a release: the same paths, records, filters and pagination envelope as "
+            a href="https://roadtraffic.dft.gov.uk/api" { "roadtraffic.dft.gov.uk/api" }
+            ". A client written for the public service works here by changing only its base URL." }
+        p { "Machine-readable: the OpenAPI 3.1 description at " a href={ (base) "/openapi.json" } { code { (base) "/openapi.json" } } ". Whole files as DfT publishes them: " a href="/downloads" { "downloads" } "." }
+        h2 { "Requests" }
+        ul {
+            li { code { "page[size]" } " (default 250, 1 to " (config.max_page_size) ") and " code { "page[number]" } " (from 1), raw or URL-encoded (" code { "page%5Bsize%5D" } "). Past the last page: an empty page." }
+            li { code { "filter[name]=v" } " or " code { "name=v" } "; " code { "v1,v2" } " is a list; matching is exact and text ignores letter case; empty values are ignored." }
+            li { code { "sort=a,-b" } " (" code { "-" } " for descending); " code { "fields=a,b" } " for some fields only." }
+            li { "Every listing is also served whole, with the same filters, sort and fields, as CSV (" code { "<endpoint>.csv" } ") and NDJSON (" code { "<endpoint>.ndjson" } ")." }
+            li { "Errors are JSON " code { "{\"message\": \"...\"}" } ": 400 bad parameter, 404 no such path, 405 wrong method, 429 rate limited, 503 busy or over the query time limit, 500 anything else." }
+        }
+        h2 { "Where this mirror differs from the public service" }
+        ul { @for d in DEVIATIONS { li { (inline_code(d)) } } }
+        @for s in &sections { (s) }
+    };
+    Ok(crate::html::page("The road traffic API", body))
+}
+
+/// Backticks as `<code>`, the rest escaped.
+fn inline_code(text: &str) -> Markup {
+    html! {
+        @for (i, part) in text.split('`').enumerate() {
+            @if i % 2 == 1 { code { (part) } } @else { (part) }
+        }
+    }
+}
+
+/// A query that returns rows of the loaded file: the first record's values for the dataset's
+/// first two filters that have one (its name, for the area lists).
+fn example_query(conn: &rusqlite::Connection, d: &Dataset) -> Result<String, ApiError> {
+    let candidates: Vec<&Column> = d
+        .filters
+        .iter()
+        .filter(|f| **f != "id" && **f != COUNT_METHOD)
+        .filter_map(|f| d.filter_column(f))
+        .collect();
+    let names: Vec<&str> = candidates.iter().map(|c| c.name).collect();
+    let sql = format!(
+        "SELECT {} FROM {} ORDER BY id LIMIT 1",
+        names.join(", "),
+        d.table
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query([])?;
+    let Some(row) = rows.next()? else {
+        return Ok(String::new());
+    };
+    let mut out = String::new();
+    let mut used = 0;
+    for (i, c) in candidates.iter().enumerate() {
+        let value = match row.get_ref(i)? {
+            ValueRef::Integer(v) => v.to_string(),
+            ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+            _ => continue,
+        };
+        out.push_str(&format!("filter%5B{}%5D=", c.name));
+        query::encode(&value, &mut out);
+        out.push('&');
+        used += 1;
+        if used == 2 {
+            break;
+        }
+    }
+    if d.paginated {
+        out.push_str("page%5Bsize%5D=5");
+    }
+    Ok(out.trim_end_matches('&').to_string())
+}
+
+fn type_of(d: &Dataset, c: &Column) -> String {
+    let base = match c.ty {
+        ValueType::Integer => "integer",
+        ValueType::Number => "number",
+        ValueType::Text => "text",
+        ValueType::Date => "date (text, YYYY-MM-DD)",
+    };
+    let nullable = !(c.filled || d.natural_key.contains(&c.name) || c.name == "id");
+    if nullable {
+        format!("{base} or null")
+    } else {
+        base.to_string()
+    }
+}
+
+fn field_meaning(d: &Dataset, c: &Column) -> String {
+    let unit = match (c.domain, d.count_unit) {
+        (Domain::Count, Some(unit)) => format!(" In {unit}."),
+        _ => String::new(),
+    };
+    format!("{}{unit}", meaning(c.name).unwrap_or(""))
+}
+
+fn endpoint(d: &Dataset, config: &Config, example: &str) -> Markup {
+    let base = config.base_path();
+    let path = format!("{base}{}", d.paths[0]);
+    let example_url = if example.is_empty() {
+        path.clone()
+    } else {
+        format!("{path}?{example}")
+    };
+    html! {
+        section id=(d.table) {
+            h2 { code { (path) } }
+            @for alias in &d.paths[1..] { p { "Also at " code { (base) (alias) } "." } }
+            p { (d.about) }
+            @if let Some(unit) = d.count_unit { p { "Counts are " (unit) "." } }
+            p { @if d.paginated { "A page of records in the envelope." } @else { "Every record, as a JSON array." }
+                " Whole: " @for form in [Form::Csv, Form::Ndjson] { a href={ (path) (form.suffix()) } { code { (form.suffix()) } } " " } }
+            p { "Example (returns rows of this file): " a href=(example_url) { code { (example_url) } } }
+            h3 { "Filters" }
+            p { @for (i, f) in d.filters.iter().enumerate() { @if i > 0 { ", " } code { (f) } } ". Sorts: the same" @if d.count_method.is_some() { " but " code { "count_method" } } "." }
+            h3 { "Fields" }
+            table {
+                caption { "The fields of a record, in order" }
+                thead { tr { th scope="col" { "Field" } th scope="col" { "Type" } th scope="col" { "Meaning" } } }
+                tbody { @for c in d.stored_columns() { tr { td { code { (c.name) } } td { (type_of(d, c)) } td { (field_meaning(d, c)) } } } }
+            }
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! The OpenAPI 3.1 description of the API, written from the catalogue and the configuration:
+//! every endpoint and alias (and their CSV and NDJSON forms), every filter with its type,
+//! `sort` and `fields` with their names as enums, the page parameters with their bounds, the
+//! records and envelopes as served, every error, the headers.
+
+use serde_json::{json, Map, Value};
+
+use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD, DATASETS};
+
+use super::schemas;
+use crate::api::DEFAULT_PAGE_SIZE;
+use crate::configuration::Config;
+
+/// The forms a listing is served in: JSON (paged for the big tables), CSV, NDJSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    Json,
+    Csv,
+    Ndjson,
+}
+
+impl Form {
+    pub const ALL: [Form; 3] = [Form::Json, Form::Csv, Form::Ndjson];
+
+    /// The path's ending: `.csv`, `.ndjson`, or nothing.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Form::Json => "",
+            Form::Csv => ".csv",
+            Form::Ndjson => ".ndjson",
+        }
+    }
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Form::Json => "application/json",
+            Form::Csv => "text/csv; charset=utf-8",
+            Form::Ndjson => "application/x-ndjson",
+        }
+    }
+}
+
+/// The whole description, but its `servers` (see [`super::Description`]).
+pub fn document(config: &Config) -> Value {
+    let mut paths = Map::new();
+    for d in DATASETS {
+        for (n, path) in d.paths.iter().enumerate() {
+            for form in Form::ALL {
+                let key = format!("{}{path}{}", config.base_path(), form.suffix());
+                paths.insert(key, json!({"get": operation(d, n, form, config)}));
+            }
+        }
+    }
+    let mut schemas_map = schemas::common();
+    for d in DATASETS {
+        let name = schemas::record_name(d);
+        schemas_map.insert(format!("{name}Page"), schemas::envelope(&name));
+        schemas_map.insert(name, schemas::record(d));
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": info(),
+        "servers": [],
+        "paths": paths,
+        "components": {"schemas": schemas_map},
+    })
+}
+
+fn info() -> Value {
+    json!({
+        "title": "Road traffic statistics of Great Britain (offline mirror)",
+        "version": env!("CARGO_PKG_VERSION"),
+        "summary": "The Department for Transport's road traffic API, answered from a local copy of a release.",
+        "description": "The same paths, records, filters and Laravel pagination envelope as https://roadtraffic.dft.gov.uk/api, from one SQLite file. Every response is JSON written as PHP writes it (`\\/` escaped, non-ASCII as `\\uXXXX`); every error is `{\"message\": \"...\"}`. Data: Department for Transport, road traffic statistics, Open Government Licence v3.0.",
+        "license": {"name": "Data: Open Government Licence v3.0", "url": "https://www.nationalarchives.gov.uk/doc/open-government-licence/version/3/"},
+    })
+}
+
+fn operation(d: &Dataset, alias: usize, form: Form, config: &Config) -> Value {
+    let table = d.table;
+    let id = match (alias, form) {
+        (0, Form::Json) => format!("list_{table}"),
+        (0, _) => format!("export_{table}_{}", form.suffix().trim_start_matches('.')),
+        (n, Form::Json) => format!("list_{table}_alias_{n}"),
+        (n, _) => format!(
+            "export_{table}_alias_{n}_{}",
+            form.suffix().trim_start_matches('.')
+        ),
+    };
+    let mut parameters = filters(d);
+    parameters.push(sort(d));
+    parameters.push(fields(d));
+    if d.paginated && form == Form::Json {
+        parameters.extend(page(config));
+    }
+    json!({
+        "operationId": id,
+        "summary": summary(d, form),
+        "description": description(d, form),
+        "parameters": parameters,
+        "responses": responses(d, form, config),
+    })
+}
+
+fn summary(d: &Dataset, form: Form) -> String {
+    let what = capitalised(d.title);
+    match form {
+        Form::Json if d.paginated => format!("{what}, a page at a time"),
+        Form::Json => format!("{what}, every record"),
+        Form::Csv => format!("{what} as CSV: every matching record"),
+        Form::Ndjson => format!("{what} as NDJSON: every matching record"),
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+fn description(d: &Dataset, form: Form) -> String {
+    let order = if d.paginated {
+        "Ordered by id unless `sort` says otherwise."
+    } else {
+        "A bare JSON array (no envelope), ordered by id unless `sort` says otherwise."
+    };
+    let form = match form {
+        Form::Json => String::new(),
+        Form::Csv => " Every matching record, no pagination, as CSV with a header of the fields; text holding a comma, quote or line end is quoted.".into(),
+        Form::Ndjson => " Every matching record, no pagination, one JSON record a line.".into(),
+    };
+    format!("{} {order}{form} Unknown parameters (`page`, `limit`, ...) are ignored, as the public service ignores them.", d.about)
+}
+
+/// One of a list's items from a set of names; an empty item is ignored, as every empty value is.
+fn names(names: Vec<String>) -> Value {
+    let mut all = vec![String::new()];
+    all.extend(names);
+    json!({"type": "string", "enum": all})
+}
+
+/// One query parameter whose value is a comma-separated list of `items`.
+fn list_parameter(name: &str, description: String, items: Value) -> Value {
+    json!({
+        "name": name,
+        "in": "query",
+        "required": false,
+        "description": description,
+        "style": "form",
+        "explode": false,
+        "schema": {"type": "array", "items": items},
+    })
+}
+
+fn filter_items(c: &Column) -> Value {
+    match c.ty {
+        ValueType::Integer => {
+            json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX})
+        }
+        ValueType::Number => json!({"type": "number"}),
+        ValueType::Date => json!({"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}),
+        ValueType::Text => json!({"type": "string"}),
+    }
+}
+
+fn filters(d: &Dataset) -> Vec<Value> {
+    d.filters
+        .iter()
+        .filter_map(|&name| {
+            let param = format!("filter[{name}]");
+            if name == COUNT_METHOD {
+                let matches = match d.count_method? {
+                    CountMethod::Column(c) => format!("matches {c} (letter case ignored)"),
+                    CountMethod::AllCounted => "every record is a manual count: `counted` keeps all, `estimated` none".into(),
+                };
+                let text = format!("Counted or estimated figures: {matches}. A comma-separated list matches any of its values.");
+                let items = names(vec!["counted".into(), "estimated".into()]);
+                return Some(list_parameter(&param, text, items));
+            }
+            let c = d.filter_column(name)?;
+            let case = if c.ty == ValueType::Text { "; letter case is ignored" } else { "" };
+            let text = format!(
+                "Records whose {name} is exactly this value{case}. A comma-separated list matches any of its values; empty values are ignored. Also accepted bare, as `{name}=`."
+            );
+            Some(list_parameter(&param, text, filter_items(c)))
+        })
+        .collect()
+}
+
+fn sort(d: &Dataset) -> Value {
+    let names: Vec<String> = d
+        .sorts()
+        .flat_map(|s| [s.to_string(), format!("-{s}")])
+        .collect();
+    let text = "Sort keys in order, `-` for descending. Ties are broken by id in the direction of the last key; an id key ends the sort.".to_string();
+    list_parameter("sort", text, self::names(names))
+}
+
+fn fields(d: &Dataset) -> Value {
+    let fields = d.stored_columns().map(|c| c.name.to_string()).collect();
+    let text =
+        "Only these fields of each record, in record order; none (or empty) means all.".to_string();
+    list_parameter("fields", text, names(fields))
+}
+
+fn page(config: &Config) -> [Value; 2] {
+    [
+        json!({
+            "name": "page[size]", "in": "query", "required": false,
+            "description": format!("Records per page (default {DEFAULT_PAGE_SIZE}). Also accepted URL-encoded, `page%5Bsize%5D`."),
+            "schema": {"type": "integer", "minimum": 1, "maximum": config.max_page_size, "default": DEFAULT_PAGE_SIZE},
+        }),
+        json!({
+            "name": "page[number]", "in": "query", "required": false,
+            "description": "The page, from 1 (the default). Past the last page: an empty page (`data: []`, `from` and `to` null).",
+            "schema": {"type": "integer", "minimum": 1, "default": 1},
+        }),
+    ]
+}
+
+fn message(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Message"}}},
+    })
+}
+
+fn responses(d: &Dataset, form: Form, config: &Config) -> Value {
+    let record = schemas::record_name(d);
+    let body = match form {
+        Form::Json if d.paginated => json!({"$ref": format!("#/components/schemas/{record}Page")}),
+        Form::Json => {
+            json!({"type": "array", "items": {"$ref": format!("#/components/schemas/{record}")}})
+        }
+        Form::Csv | Form::Ndjson => json!({"type": "string"}),
+    };
+    let mut headers = Map::new();
+    headers.insert("ETag".into(), json!({"description": "Changes when the loaded file changes.", "schema": {"type": "string"}}));
+    if config.rate_limit > 0 {
+        headers.insert(
+            "x-ratelimit-limit".into(),
+            json!({"description": "Requests allowed a minute.", "schema": {"type": "integer"}}),
+        );
+        headers.insert(
+            "x-ratelimit-remaining".into(),
+            json!({"description": "Requests left this minute.", "schema": {"type": "integer"}}),
+        );
+    }
+    let mut out = Map::new();
+    out.insert("200".into(), json!({"description": "The records.", "headers": headers, "content": {form.content_type(): {"schema": body}}}));
+    out.insert(
+        "304".into(),
+        json!({"description": "Not modified: `If-None-Match` matched the ETag."}),
+    );
+    out.insert(
+        "400".into(),
+        message("A parameter is wrong; the message says which and how."),
+    );
+    if config.rate_limit > 0 {
+        out.insert(
+            "429".into(),
+            message("Too many requests this minute (see `retry-after`)."),
+        );
+    }
+    out.insert("500".into(), message("An unexpected error (logged)."));
+    out.insert(
+        "503".into(),
+        message(
+            "Busy, or the query ran over its time limit: try again shortly (see `retry-after`).",
+        ),
+    );
+    Value::Object(out)
+}

@@ -1,0 +1,135 @@
+//! The JSON Schemas of the API's records, envelopes and errors, from the catalogue: each
+//! record's fields in record order, typed and nullable exactly as served.
+
+use serde_json::{json, Map, Value};
+
+use roadtraffic_catalog::meanings::meaning;
+use roadtraffic_catalog::{Column, Dataset, Domain, Source, ValueType};
+
+/// The name of a dataset's record schema: `AverageAnnualDailyFlow` from its first path.
+pub fn record_name(d: &Dataset) -> String {
+    d.paths[0]
+        .trim_start_matches('/')
+        .split(['-', '/'])
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Whether a served value of the column can be null: ids, natural keys and the columns
+/// every row must have never are.
+fn nullable(d: &Dataset, c: &Column) -> bool {
+    !(c.source == Source::Id || c.filled || d.natural_key.contains(&c.name))
+}
+
+/// The JSON type of a column's values.
+fn json_type(c: &Column) -> &'static str {
+    match c.ty {
+        ValueType::Integer => "integer",
+        ValueType::Number => "number",
+        ValueType::Text | ValueType::Date => "string",
+    }
+}
+
+fn field_schema(d: &Dataset, c: &Column) -> Value {
+    let ty = json_type(c);
+    let mut schema = Map::new();
+    schema.insert(
+        "type".into(),
+        if nullable(d, c) {
+            json!([ty, "null"])
+        } else {
+            json!(ty)
+        },
+    );
+    if let Some(m) = meaning(c.name) {
+        let unit = match (c.domain, d.count_unit) {
+            (Domain::Count, Some(unit)) => format!(" In {unit}."),
+            _ => String::new(),
+        };
+        schema.insert("description".into(), json!(format!("{m}{unit}")));
+    }
+    if c.ty == ValueType::Date {
+        schema.insert("format".into(), json!("date"));
+    }
+    Value::Object(schema)
+}
+
+/// A record: its fields in record order (the order they are served in). None is required:
+/// `fields=` picks some of them.
+pub fn record(d: &Dataset) -> Value {
+    let properties: Map<String, Value> = d
+        .stored_columns()
+        .map(|c| (c.name.to_string(), field_schema(d, c)))
+        .collect();
+    let order: Vec<&str> = d.stored_columns().map(|c| c.name).collect();
+    json!({
+        "type": "object",
+        "description": format!("{} Fields, in this order: {}.", d.about, order.join(", ")),
+        "properties": properties,
+        "additionalProperties": false,
+    })
+}
+
+/// The Laravel envelope of a page of records, keys in the order served.
+pub fn envelope(record: &str) -> Value {
+    let nullable_int = json!({"type": ["integer", "null"]});
+    let url = json!({"type": "string"});
+    let nullable_url = json!({"type": ["string", "null"]});
+    json!({
+        "type": "object",
+        "description": "Laravel's pagination envelope, keys in this order: current_page, data, first_page_url, from, last_page, last_page_url, links, next_page_url, path, per_page, prev_page_url, to, total.",
+        "required": ["current_page", "data", "first_page_url", "from", "last_page", "last_page_url", "links", "next_page_url", "path", "per_page", "prev_page_url", "to", "total"],
+        "properties": {
+            "current_page": {"type": "integer", "minimum": 1, "description": "The page number asked for (1 by default)."},
+            "data": {"type": "array", "items": {"$ref": format!("#/components/schemas/{record}")}},
+            "first_page_url": url,
+            "from": {"type": ["integer", "null"], "description": "1-based position of the page's first record; null when the page is empty."},
+            "last_page": {"type": "integer", "minimum": 1},
+            "last_page_url": url,
+            "links": {"type": "array", "items": {"$ref": "#/components/schemas/PageLink"}},
+            "next_page_url": nullable_url,
+            "path": {"type": "string", "description": "The endpoint's absolute URL, without query."},
+            "per_page": {"type": "integer", "minimum": 1},
+            "prev_page_url": nullable_url,
+            "to": nullable_int,
+            "total": {"type": "integer", "minimum": 0, "description": "Records that match the filters."},
+        },
+        "additionalProperties": false,
+    })
+}
+
+/// The schemas every description holds, besides the records and their envelopes.
+pub fn common() -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert(
+        "PageLink".into(),
+        json!({
+            "type": "object",
+            "description": "A link of the page window: previous, the pages around the current one (a `...` gap has no page), next.",
+            "required": ["url", "label", "active"],
+            "properties": {
+                "url": {"type": ["string", "null"]},
+                "label": {"type": "string"},
+                "page": {"type": ["integer", "null"]},
+                "active": {"type": "boolean"},
+            },
+            "additionalProperties": false,
+        }),
+    );
+    out.insert(
+        "Message".into(),
+        json!({
+            "type": "object",
+            "description": "Every error: what went wrong, in a sentence.",
+            "required": ["message"],
+            "properties": {"message": {"type": "string"}},
+            "additionalProperties": false,
+        }),
+    );
+    out
+}

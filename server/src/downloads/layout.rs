@@ -1,0 +1,156 @@
+//! The columns of a downloaded CSV file, their headers and their quoting, as the catalogue
+//! declares them: DfT's national files, its per-area split files, or a listing's own fields.
+
+use std::collections::HashMap;
+
+use roadtraffic_catalog::{AreaField, Column, Dataset, Fill, NationalFile, Splits};
+
+/// Where a cell of the file comes from.
+#[derive(Debug, Clone)]
+pub enum Cell {
+    /// A stored column of the record, by its position in the row read.
+    Stored(usize),
+    /// An area's name or code, by the position of the row's region or local authority id.
+    Area(AreaField, usize),
+    /// The number 1..N of another column's code (`road_category_id` from `road_category`).
+    CodeNumber {
+        at: usize,
+        codes: &'static [&'static str],
+    },
+}
+
+/// How text is quoted: DfT's big and split files quote what holds a space, a comma, a quote,
+/// a backslash, a tab or a line end; its summary tables quote every text field and the header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quoting {
+    WhereNeeded,
+    AllText,
+}
+
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub headers: Vec<String>,
+    pub cells: Vec<Cell>,
+    pub quoting: Quoting,
+}
+
+/// The cell of a column the records do not store, when the file has it.
+fn derived_cell(d: &Dataset, c: &Column, stored: &[&str]) -> Option<Cell> {
+    if let Some(field) = c.area {
+        let id = match field {
+            AreaField::RegionName | AreaField::RegionCode => "region_id",
+            AreaField::LocalAuthorityName | AreaField::LocalAuthorityCode => "local_authority_id",
+        };
+        return Some(Cell::Area(field, stored.iter().position(|s| *s == id)?));
+    }
+    // A column whose code another column gives: its number among the codes.
+    d.columns().find_map(|other| match other.fill {
+        Some(Fill::CodeOf { column, codes }) if column == c.name => Some(Cell::CodeNumber {
+            at: stored.iter().position(|s| *s == other.name)?,
+            codes,
+        }),
+        _ => None,
+    })
+}
+
+/// A file of these columns (catalogue names) of `d`'s records, read with every stored column.
+fn of_columns(
+    d: &Dataset,
+    columns: &[&'static str],
+    headers: Vec<String>,
+    quoting: Quoting,
+) -> Layout {
+    let stored: Vec<&str> = d.stored_columns().map(|c| c.name).collect();
+    let cells = columns
+        .iter()
+        .filter_map(|name| {
+            let c = d.column(name)?;
+            match stored.iter().position(|s| s == name) {
+                Some(at) if c.stored => Some(Cell::Stored(at)),
+                _ => derived_cell(d, c, &stored),
+            }
+        })
+        .collect();
+    Layout {
+        headers,
+        cells,
+        quoting,
+    }
+}
+
+impl Layout {
+    /// DfT's national file, headers as published.
+    pub fn national(d: &Dataset, file: &NationalFile) -> Layout {
+        let columns = file.columns();
+        let headers = columns
+            .iter()
+            .map(|c| d.column(c).map_or(*c, |c| c.published).to_string())
+            .collect();
+        let quoting = if file.quote_all_text {
+            Quoting::AllText
+        } else {
+            Quoting::WhereNeeded
+        };
+        of_columns(d, &columns, headers, quoting)
+    }
+
+    /// DfT's per-area split files: lower-case headers, text quoted where needed.
+    pub fn split(d: &Dataset, file: &NationalFile, splits: &Splits) -> Layout {
+        let columns = splits.columns(file);
+        let headers = columns.iter().map(|c| c.to_ascii_lowercase()).collect();
+        of_columns(d, &columns, headers, Quoting::WhereNeeded)
+    }
+
+    /// A listing's fields, headed by their names.
+    pub fn fields(fields: &[&'static Column]) -> Layout {
+        Layout {
+            headers: fields.iter().map(|c| c.name.to_string()).collect(),
+            cells: (0..fields.len()).map(Cell::Stored).collect(),
+            quoting: Quoting::WhereNeeded,
+        }
+    }
+
+    /// Whether the file needs the area tables (names and codes by id).
+    pub fn uses_areas(&self) -> bool {
+        self.cells.iter().any(|c| matches!(c, Cell::Area(..)))
+    }
+}
+
+/// An area table's names and ONS codes, by id.
+type NamesById = HashMap<i64, (Option<String>, Option<String>)>;
+
+/// Names and ONS codes of the regions and local authorities, by id.
+#[derive(Default)]
+pub struct AreaNames {
+    regions: NamesById,
+    local_authorities: NamesById,
+}
+
+impl AreaNames {
+    pub fn read(conn: &rusqlite::Connection) -> rusqlite::Result<AreaNames> {
+        let read = |table: &str| -> rusqlite::Result<NamesById> {
+            let mut stmt = conn.prepare(&format!("SELECT id, name, ons_code FROM {table}"))?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
+            rows.collect()
+        };
+        Ok(AreaNames {
+            regions: read(roadtraffic_catalog::REGIONS.table)?,
+            local_authorities: read(roadtraffic_catalog::LOCAL_AUTHORITIES.table)?,
+        })
+    }
+
+    pub fn get(&self, field: AreaField, id: i64) -> Option<&str> {
+        let (table, name) = match field {
+            AreaField::RegionName => (&self.regions, true),
+            AreaField::RegionCode => (&self.regions, false),
+            AreaField::LocalAuthorityName => (&self.local_authorities, true),
+            AreaField::LocalAuthorityCode => (&self.local_authorities, false),
+        };
+        let (n, code) = table.get(&id)?;
+        if name {
+            n.as_deref()
+        } else {
+            code.as_deref()
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! The API's description: the OpenAPI document and the docs page.
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse};
+
+use super::{only_get, public_base};
+use crate::error::ApiError;
+use crate::html;
+use crate::startup::AppState;
+
+pub fn openapi(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiError> {
+    only_get(req)?;
+    let base = public_base(req, state.config.public_url.as_deref());
+    let body = state.description.openapi_json(&base);
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "application/json"))
+        .body(body))
+}
+
+pub async fn docs(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiError> {
+    only_get(req)?;
+    let release = state.current.get()?;
+    let page = actix_web::web::block({
+        let config = state.config.clone();
+        let description = state.description.clone();
+        move || description.docs_page(&release, &config)
+    })
+    .await
+    .map_err(ApiError::internal)??;
+    Ok(html::response(page.to_string()))
+}
