@@ -9,10 +9,17 @@
 //! | `dft_traffic_counts_aadf.csv`               | ~600,000          |
 //! | `dft_traffic_counts_aadf_by_direction.csv`  | ~1,140,000        |
 //! | `dft_traffic_counts_raw_counts.csv`         | ~5,000,000        |
-//! | `dft_count_points.csv`                      | 47,000            |
+//! | `count_points.csv`                          | 47,000            |
 //! | `local_authority_traffic.csv`               | seed rows (6,353) |
 //! | `region_traffic_by_vehicle_type.csv`        | seed rows         |
 //! | `region_traffic_by_road_type.csv`           | seed rows         |
+//!
+//! What a file is comes from the catalogue (`roadtraffic_catalog`), the one description of every
+//! dataset: its name, its columns in order and their headers are its dataset's national file, and
+//! totals are the sums [`roadtraffic_catalog::TOTALS`] declares. A row is written by walking the
+//! file's columns and asking the generated record for each column's value by name (resolved once
+//! per file, see `CsvFile`); a column the generator makes no value for, such as a vehicle class
+//! added to the catalogue, is written empty.
 //!
 //! The output is a pure function of the options and the seed file: every random draw comes from
 //! a SplitMix64 stream keyed by (seed, count point, year, purpose), and only IEEE basic operations
@@ -34,7 +41,7 @@
 //! Regenerate the bundled sample release (run from the repository root):
 //!
 //! ```text
-//! cargo run --release --bin roadtraffic-synth -- --sample --out data/sample
+//! cargo run --release -p roadtraffic-synth -- --sample --out data/sample
 //! ```
 //!
 //! which is `--regions 3,4,6 --count-points 12 --years 2019-2024 --summary-years 2019-2024
@@ -45,15 +52,21 @@
 //! Full-size release (about 1.3 GB):
 //!
 //! ```text
-//! roadtraffic-synth --out /work/bench-data/full --scale 1.0
+//! cargo run --release --bin roadtraffic-synth -- --out /work/bench-data/full --scale 1.0
 //! ```
 
-use roadtraffic_catalog::dates::days_from_civil;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
+use roadtraffic_catalog::dates::{days_from_civil, days_in_month};
+use roadtraffic_catalog::{
+    Column, Dataset, NationalFile, Total, ValueType, AADF, AADF_BY_DIRECTION, COUNT_POINTS,
+    LOCAL_AUTHORITY_TRAFFIC, RAW_COUNTS, REGION_TRAFFIC_BY_ROAD_TYPE,
+    REGION_TRAFFIC_BY_VEHICLE_TYPE, TOTALS,
+};
 use serde::Deserialize;
 
 /// PRNG seed of the bundled sample (chosen among the first few for variety: a motorway, a
@@ -62,17 +75,6 @@ pub const SAMPLE_SEED: u64 = 30;
 
 /// Number of count points of a full-size (scale 1.0) release.
 pub const FULL_COUNT_POINTS: usize = 47_000;
-
-pub const AADF_FILE: &str = "dft_traffic_counts_aadf.csv";
-pub const AADF_DIR_FILE: &str = "dft_traffic_counts_aadf_by_direction.csv";
-pub const RAW_FILE: &str = "dft_traffic_counts_raw_counts.csv";
-pub const COUNT_POINTS_FILE: &str = "dft_count_points.csv";
-pub const LA_FILE: &str = "local_authority_traffic.csv";
-pub const REGION_VEHICLE_FILE: &str = "region_traffic_by_vehicle_type.csv";
-pub const REGION_ROAD_FILE: &str = "region_traffic_by_road_type.csv";
-
-const LOC_HEADER: &str = "region_id,region_name,region_ons_code,local_authority_id,local_authority_name,local_authority_code,road_name,road_category,road_type,start_junction_road_name,end_junction_road_name,easting,northing,latitude,longitude,link_length_km,link_length_miles";
-const VEH_HEADER: &str = "pedal_cycles,two_wheeled_motor_vehicles,cars_and_taxis,buses_and_coaches,LGVs,HGVs_2_rigid_axle,HGVs_3_rigid_axle,HGVs_4_or_more_rigid_axle,HGVs_3_or_4_articulated_axle,HGVs_5_articulated_axle,HGVs_6_articulated_axle,all_HGVs,all_motor_vehicles";
 
 /// What to generate.
 #[derive(Debug, Clone)]
@@ -199,54 +201,160 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SynthError + '_ {
 // ------------------------------------------------------------------------------------------------
 // Seed file
 
-type FlowRow = (
-    String,
-    u16,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-);
-
-type LaRow = (u32, String, String, u32, f64, f64, f64);
-type RegionVehicleRow = (u16, u32, f64, f64, f64, f64, f64, f64, f64, f64, f64);
+// The seed file holds each row as a JSON array; serde reads an array into a struct field by
+// field, in order, so each struct below is the layout of its rows. Every element must have a
+// field (serde refuses a longer array): the published miles are read and not used, being
+// recomputed from the perturbed kilometres.
 
 #[derive(Deserialize)]
 struct Seed {
-    regions: BTreeMap<String, (String, String)>,
-    /// la_id, name, ons_code, region_id, lat, lon, weight
-    las: Vec<LaRow>,
-    /// la_id, year, link_km, link_miles, cars_and_taxis, all_motor_vehicles
-    la_traffic: Vec<(u32, u16, f64, f64, f64, f64)>,
-    /// year, region_id, link_km, link_miles, pedal, 2wmv, cars, buses, lgvs, hgvs, all_motor
-    region_vehicle: Vec<RegionVehicleRow>,
-    /// year, region_id, road_category_id, road_category_code, link_km, link_miles, all_motor
-    region_road: Vec<(u16, u32, u32, String, f64, f64, f64)>,
-    /// la_id, cp_id, road_name, road_type, road_category, start_j, end_j, easting, northing, km
-    #[allow(clippy::type_complexity)]
-    ident: Vec<(
-        u32,
-        u32,
-        String,
-        String,
-        String,
-        Option<String>,
-        Option<String>,
-        f64,
-        f64,
-        Option<f64>,
-    )>,
-    /// road class letter, year, 11 vehicle AADFs
-    flows: Vec<FlowRow>,
-    /// road class letter, 12 hours x 11 vehicle counts
-    hourly: Vec<(String, Vec<Vec<f64>>)>,
+    /// By region id.
+    regions: BTreeMap<String, SeedRegion>,
+    las: Vec<SeedLa>,
+    la_traffic: Vec<SeedLaTraffic>,
+    region_vehicle: Vec<SeedRegionVehicle>,
+    region_road: Vec<SeedRegionRoad>,
+    ident: Vec<SeedIdent>,
+    flows: Vec<SeedFlow>,
+    hourly: Vec<SeedHourly>,
+}
+
+impl Seed {
+    fn region(&self, region_id: u32) -> Option<&SeedRegion> {
+        self.regions.get(&region_id.to_string())
+    }
+}
+
+#[derive(Deserialize)]
+struct SeedRegion {
+    name: String,
+    ons_code: String,
+}
+
+/// A local authority, with where its count points are when it has too few real ones.
+#[derive(Deserialize)]
+struct SeedLa {
+    id: u32,
+    name: String,
+    ons_code: String,
+    region_id: u32,
+    latitude: f64,
+    longitude: f64,
+    /// Its share of the count points of the regions.
+    weight: f64,
+}
+
+#[derive(Deserialize)]
+struct SeedLaTraffic {
+    la_id: u32,
+    year: u16,
+    link_length_km: f64,
+    _link_length_miles: f64,
+    cars_and_taxis: f64,
+    all_motor_vehicles: f64,
+}
+
+/// Traffic by vehicle type of a region and year, in vehicle miles.
+#[derive(Deserialize)]
+struct SeedRegionVehicle {
+    year: u16,
+    region_id: u32,
+    link_length_km: f64,
+    _link_length_miles: f64,
+    pedal_cycles: f64,
+    two_wheeled_motor_vehicles: f64,
+    cars_and_taxis: f64,
+    buses_and_coaches: f64,
+    lgvs: f64,
+    all_hgvs: f64,
+    all_motor_vehicles: f64,
+}
+
+impl SeedRegionVehicle {
+    /// Its traffic in [`SummaryVehicle::ALL`] order.
+    fn traffic(&self) -> [f64; SUMMARY_VEHICLES] {
+        [
+            self.pedal_cycles,
+            self.two_wheeled_motor_vehicles,
+            self.cars_and_taxis,
+            self.buses_and_coaches,
+            self.lgvs,
+            self.all_hgvs,
+            self.all_motor_vehicles,
+        ]
+    }
+}
+
+/// Traffic of a region, year and road category.
+#[derive(Deserialize)]
+struct SeedRegionRoad {
+    year: u16,
+    region_id: u32,
+    road_category_id: u32,
+    road_category: String,
+    link_length_km: f64,
+    _link_length_miles: f64,
+    all_motor_vehicles: f64,
+}
+
+/// A real count point's identity.
+#[derive(Deserialize)]
+struct SeedIdent {
+    la_id: u32,
+    count_point_id: u32,
+    road_name: String,
+    road_type: String,
+    road_category: String,
+    start_junction_road_name: Option<String>,
+    end_junction_road_name: Option<String>,
+    easting: f64,
+    northing: f64,
+    link_length_km: Option<f64>,
+}
+
+/// A real AADF of a road class and year.
+#[derive(Deserialize)]
+struct SeedFlow {
+    class: String,
+    year: u16,
+    pedal_cycles: f64,
+    two_wheeled_motor_vehicles: f64,
+    cars_and_taxis: f64,
+    buses_and_coaches: f64,
+    lgvs: f64,
+    hgvs_2_rigid_axle: f64,
+    hgvs_3_rigid_axle: f64,
+    hgvs_4_or_more_rigid_axle: f64,
+    hgvs_3_or_4_articulated_axle: f64,
+    hgvs_5_articulated_axle: f64,
+    hgvs_6_articulated_axle: f64,
+}
+
+impl SeedFlow {
+    /// Its AADF in [`MODELLED_VEHICLES`] order.
+    fn aadf(&self) -> [f64; NV] {
+        [
+            self.pedal_cycles,
+            self.two_wheeled_motor_vehicles,
+            self.cars_and_taxis,
+            self.buses_and_coaches,
+            self.lgvs,
+            self.hgvs_2_rigid_axle,
+            self.hgvs_3_rigid_axle,
+            self.hgvs_4_or_more_rigid_axle,
+            self.hgvs_3_or_4_articulated_axle,
+            self.hgvs_5_articulated_axle,
+            self.hgvs_6_articulated_axle,
+        ]
+    }
+}
+
+/// A real manual count of a road class: 12 hours (7:00 to 19:00) of counts of the
+/// [`MODELLED_VEHICLES`].
+#[derive(Deserialize)]
+struct SeedHourly {
+    class: String,
+    hours: Vec<Vec<f64>>,
 }
 
 fn read_seed(path: &Path) -> Result<Seed, SynthError> {
@@ -267,36 +375,43 @@ fn read_seed(path: &Path) -> Result<Seed, SynthError> {
         path: path.to_path_buf(),
         source,
     })?;
-    let bad = |msg: &str| SynthError::Seed {
+    check_seed(&seed).map_err(|msg| SynthError::Seed {
         path: path.to_path_buf(),
-        msg: msg.to_string(),
-    };
+        msg,
+    })?;
+    Ok(seed)
+}
+
+/// What the generator needs of a seed beyond its shape.
+fn check_seed(seed: &Seed) -> Result<(), String> {
     if seed.las.is_empty() {
-        return Err(bad("no local authorities"));
+        return Err("no local authorities".into());
     }
     if seed
         .hourly
         .iter()
-        .any(|(_, h)| h.len() != 12 || h.iter().any(|r| r.len() != 11))
+        .any(|t| t.hours.len() != 12 || t.hours.iter().any(|h| h.len() != NV))
     {
-        return Err(bad("hourly templates must be 12 hours x 11 vehicle counts"));
+        return Err(format!(
+            "hourly templates must be 12 hours x {NV} vehicle counts"
+        ));
     }
-    for class in ["A", "B", "CU", "M"] {
-        if !seed.flows.iter().any(|f| f.0 == class) || !seed.hourly.iter().any(|h| h.0 == class) {
-            return Err(bad(&format!(
-                "no flow or hourly template for road class {class}"
-            )));
+    for class in CLASSES {
+        if !seed.flows.iter().any(|f| f.class == class)
+            || !seed.hourly.iter().any(|h| h.class == class)
+        {
+            return Err(format!("no flow or hourly template for road class {class}"));
         }
     }
     for la in &seed.las {
-        if !seed.regions.contains_key(&la.3.to_string()) {
-            return Err(bad(&format!(
+        if seed.region(la.region_id).is_none() {
+            return Err(format!(
                 "local authority {} has unknown region {}",
-                la.0, la.3
-            )));
+                la.id, la.region_id
+            ));
         }
     }
-    Ok(seed)
+    Ok(())
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -625,25 +740,53 @@ fn push_i64(buf: &mut Vec<u8>, n: i64) {
     push_u64(buf, n.unsigned_abs());
 }
 
-/// A text field, quoted the way DfT's national files are: only when it holds a comma, a quote,
-/// a space or a line break.
-fn push_text(buf: &mut Vec<u8>, s: &str) {
-    if s.bytes()
+/// How a file quotes the text of a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quote {
+    /// Only text that needs it (see [`needs_quotes`]), as DfT's national files do.
+    AsNeeded,
+    /// Every value: the text columns of the summary tables ([`NationalFile::quote_all_text`]).
+    Always,
+}
+
+/// Whether a CSV field must be quoted: it holds a comma, a quote, a space (DfT quotes those
+/// too) or a line break.
+fn needs_quotes(text: &[u8]) -> bool {
+    text.iter()
         .any(|b| matches!(b, b',' | b'"' | b' ' | b'\n' | b'\r'))
-    {
-        push_quoted(buf, s);
+}
+
+/// A text field, quoted as `quote` says.
+fn push_text(buf: &mut Vec<u8>, text: &[u8], quote: Quote) {
+    if quote == Quote::Always || needs_quotes(text) {
+        push_quoted(buf, text);
     } else {
-        buf.extend_from_slice(s.as_bytes());
+        buf.extend_from_slice(text);
     }
 }
 
-fn push_quoted(buf: &mut Vec<u8>, s: &str) {
+/// A record's text, where it has one.
+fn push_some_text(buf: &mut Vec<u8>, text: Option<&str>, quote: Quote) {
+    if let Some(text) = text {
+        push_text(buf, text.as_bytes(), quote);
+    }
+}
+
+/// A record's number, where it has one.
+fn push_some_number(buf: &mut Vec<u8>, n: Option<u64>) {
+    if let Some(n) = n {
+        push_u64(buf, n);
+    }
+}
+
+/// A text field in quotes, its quotes doubled.
+fn push_quoted(buf: &mut Vec<u8>, text: &[u8]) {
     buf.push(b'"');
-    for b in s.bytes() {
-        if b == b'"' {
-            buf.push(b'"');
+    for (i, part) in text.split(|&b| b == b'"').enumerate() {
+        if i > 0 {
+            buf.extend_from_slice(b"\"\"");
         }
-        buf.push(b);
+        buf.extend_from_slice(part);
     }
     buf.push(b'"');
 }
@@ -666,52 +809,182 @@ fn fmt_r(x: f64) -> String {
     }
 }
 
-fn push_date(buf: &mut Vec<u8>, (y, m, d): (i64, i64, i64)) {
-    push_i64(buf, y);
-    buf.push(b'-');
-    if m < 10 {
-        buf.push(b'0');
-    }
-    push_i64(buf, m);
-    buf.push(b'-');
-    if d < 10 {
-        buf.push(b'0');
-    }
-    push_i64(buf, d);
+/// A calendar date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Date {
+    year: i64,
+    month: i64,
+    day: i64,
 }
 
-/// A CSV file being written: rows are built in `buf` and flushed with `end_row`.
-struct Out {
+/// `YYYY-MM-DD`.
+fn push_date(buf: &mut Vec<u8>, date: Date) {
+    push_i64(buf, date.year);
+    for part in [date.month, date.day] {
+        buf.push(b'-');
+        if part < 10 {
+            buf.push(b'0');
+        }
+        push_i64(buf, part);
+    }
+}
+
+/// An enum of values a generated record holds, each named after the catalogue column it fills,
+/// with `ALL` (every variant and its column, in order) and `of_column` (the variant of a column).
+macro_rules! column_enum {
+    (
+        $(#[$doc:meta])*
+        enum $name:ident { $($(#[$variant_doc:meta])* $variant:ident => $column:literal,)* }
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        enum $name {
+            $($(#[$variant_doc])* $variant,)*
+        }
+
+        impl $name {
+            const ALL: &'static [($name, &'static str)] = &[$(($name::$variant, $column),)*];
+
+            fn of_column(name: &str) -> Option<$name> {
+                Self::ALL
+                    .iter()
+                    .find(|(_, column)| *column == name)
+                    .map(|(variant, _)| *variant)
+            }
+        }
+    };
+}
+
+/// One of the values a generated record holds, named after the catalogue column it fills.
+trait Field: Copy {
+    /// The field that fills the column of this catalogue name, if the generator makes one.
+    fn of_column(name: &str) -> Option<Self>;
+
+    /// This field and the one of the next column as one field, where the record can write both
+    /// (and the comma between them) at once, quoted as needed.
+    fn followed_by(self, _next: Self) -> Option<Self> {
+        None
+    }
+}
+
+/// A generated row of a file, which gives its values to the file's columns by field.
+trait Record {
+    type Field: Field;
+    /// Write the value of `field` (nothing where this row has none), its text quoted as `quote`.
+    fn push(&self, field: Self::Field, quote: Quote, buf: &mut Vec<u8>);
+}
+
+/// A column of a file, resolved once: the field that fills it (None: it is written empty) and
+/// how its text is quoted.
+struct PlannedColumn<F> {
+    field: Option<F>,
+    quote: Quote,
+}
+
+fn national_file(dataset: &'static Dataset) -> &'static NationalFile {
+    dataset
+        .national_file()
+        .expect("the generator writes only published datasets")
+}
+
+/// The columns of a dataset's national file, in order.
+fn national_columns(dataset: &'static Dataset) -> impl Iterator<Item = &'static Column> {
+    national_file(dataset).columns().into_iter().map(|name| {
+        dataset
+            .column(name)
+            .expect("a national file names columns of its dataset (a catalogue test checks it)")
+    })
+}
+
+/// How a file quotes a column: a file that quotes all text quotes the columns the catalogue
+/// types as text (numbers and dates are bare).
+fn column_quote(quote_all_text: bool, column: &Column) -> Quote {
+    if quote_all_text && column.ty == ValueType::Text {
+        Quote::Always
+    } else {
+        Quote::AsNeeded
+    }
+}
+
+/// A dataset's national file being written: rows are built in `buf` and flushed now and then.
+struct CsvFile<F> {
     path: PathBuf,
     w: BufWriter<File>,
     buf: Vec<u8>,
     rows: u64,
     bytes: u64,
+    /// The file's columns in order, resolved once so that a cell costs one match on its field.
+    columns: Vec<PlannedColumn<F>>,
 }
 
-impl Out {
-    fn create(dir: &Path, name: &str, header: &str) -> Result<Out, SynthError> {
-        let path = dir.join(name);
+impl<F: Field> CsvFile<F> {
+    /// Create the national file of `dataset` in `dir`, with its header of published names.
+    fn create(dir: &Path, dataset: &'static Dataset) -> Result<Self, SynthError> {
+        let file = national_file(dataset);
+        let columns = national_columns(dataset);
+        Self::with_columns(&dir.join(file.name), columns, file.quote_all_text)
+    }
+
+    /// Create a file of these columns and write its header.
+    fn with_columns<'c>(
+        path: &Path,
+        columns: impl Iterator<Item = &'c Column>,
+        quote_all_text: bool,
+    ) -> Result<Self, SynthError> {
+        let path = path.to_path_buf();
         let f = File::create(&path).map_err(io_err(&path))?;
-        let mut out = Out {
+        let mut out = CsvFile {
             path,
             w: BufWriter::with_capacity(1 << 20, f),
             buf: Vec::with_capacity(1024),
             rows: 0,
             bytes: 0,
+            columns: Vec::new(),
         };
-        out.buf.extend_from_slice(header.as_bytes());
+        let header_quote = if quote_all_text {
+            Quote::Always
+        } else {
+            Quote::AsNeeded
+        };
+        for (i, column) in columns.enumerate() {
+            if i > 0 {
+                out.buf.push(b',');
+            }
+            push_text(&mut out.buf, column.published.as_bytes(), header_quote);
+            out.plan(
+                F::of_column(column.name),
+                column_quote(quote_all_text, column),
+            );
+        }
         out.buf.push(b'\n');
         out.flush_buf()?;
         Ok(out)
     }
-    fn flush_buf(&mut self) -> Result<(), SynthError> {
-        self.w.write_all(&self.buf).map_err(io_err(&self.path))?;
-        self.bytes += self.buf.len() as u64;
-        self.buf.clear();
-        Ok(())
+
+    /// Add the next column to the plan, joined to the one before where the record writes both
+    /// at once (see [`Field::followed_by`]).
+    fn plan(&mut self, field: Option<F>, quote: Quote) {
+        if let (Some(before), Some(field)) = (self.columns.last_mut(), field) {
+            let as_needed = before.quote == Quote::AsNeeded && quote == Quote::AsNeeded;
+            let joined = before.field.and_then(|b| b.followed_by(field));
+            if let (true, Some(joined)) = (as_needed, joined) {
+                before.field = Some(joined);
+                return;
+            }
+        }
+        self.columns.push(PlannedColumn { field, quote });
     }
-    fn end_row(&mut self) -> Result<(), SynthError> {
+
+    /// Write a row: each column's value as the record gives it.
+    fn write<R: Record<Field = F>>(&mut self, record: &R) -> Result<(), SynthError> {
+        for (i, column) in self.columns.iter().enumerate() {
+            if i > 0 {
+                self.buf.push(b',');
+            }
+            if let Some(field) = column.field {
+                record.push(field, column.quote, &mut self.buf);
+            }
+        }
         self.buf.push(b'\n');
         self.rows += 1;
         if self.buf.len() >= 64 * 1024 {
@@ -719,6 +992,16 @@ impl Out {
         }
         Ok(())
     }
+}
+
+impl<F> CsvFile<F> {
+    fn flush_buf(&mut self) -> Result<(), SynthError> {
+        self.w.write_all(&self.buf).map_err(io_err(&self.path))?;
+        self.bytes += self.buf.len() as u64;
+        self.buf.clear();
+        Ok(())
+    }
+
     fn finish(mut self) -> Result<FileSummary, SynthError> {
         self.flush_buf()?;
         self.w.flush().map_err(io_err(&self.path))?;
@@ -745,9 +1028,25 @@ const CLASS_B: usize = 1;
 const CLASS_CU: usize = 2;
 const CLASS_M: usize = 3;
 
-/// Vehicle columns: pedal cycles, 2WMV, cars, buses, LGVs, six HGV classes.
+/// The vehicles the model counts, by catalogue name: those of the seed's templates, in the seed's
+/// order. A vehicle column of the catalogue that is not one of them is written empty, and adds
+/// nothing to a total it is a part of.
+const MODELLED_VEHICLES: [&str; NV] = [
+    "pedal_cycles",
+    "two_wheeled_motor_vehicles",
+    "cars_and_taxis",
+    "buses_and_coaches",
+    "lgvs",
+    "hgvs_2_rigid_axle",
+    "hgvs_3_rigid_axle",
+    "hgvs_4_or_more_rigid_axle",
+    "hgvs_3_or_4_articulated_axle",
+    "hgvs_5_articulated_axle",
+    "hgvs_6_articulated_axle",
+];
+/// Number of [`MODELLED_VEHICLES`].
 const NV: usize = 11;
-/// Trend group of each vehicle column.
+/// Trend group of each modelled vehicle.
 const TREND_GROUP: [usize; NV] = [0, 1, 2, 3, 4, 5, 5, 5, 5, 5, 5];
 /// National traffic trend by vehicle group, relative to 2019 (anchors, linear in between).
 const TRENDS: [&[(u16, f64)]; 6] = [
@@ -832,21 +1131,33 @@ fn trend(group: usize, year: u16) -> f64 {
     pts[pts.len() - 1].1
 }
 
-/// estimation_method_detailed codes.
-const M_NONE: u8 = 0;
-const M_MANUAL: u8 = 1;
-const M_AUTO: u8 = 2;
-const M_DEPENDENT: u8 = 3;
-const M_PREVIOUS: u8 = 4;
-const M_NEARBY: u8 = 5;
+/// How an AADF was made (`estimation_method_detailed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Method {
+    Manual,
+    Automatic,
+    Dependent,
+    PreviousYear,
+    Nearby,
+}
 
-fn method_text(m: u8) -> &'static [u8] {
-    match m {
-        M_MANUAL => b"Counted,\"Manual count\"",
-        M_AUTO => b"Counted,\"Automatic counter\"",
-        M_DEPENDENT => b"Counted,\"Dependent on a neighbouring counted link\"",
-        M_PREVIOUS => b"Estimated,\"Estimated using previous year's AADF on this link\"",
-        _ => b"Estimated,\"Estimated from nearby links\"",
+impl Method {
+    /// `Counted` or `Estimated`.
+    fn estimation_method(self) -> &'static str {
+        match self {
+            Method::Manual | Method::Automatic | Method::Dependent => "Counted",
+            Method::PreviousYear | Method::Nearby => "Estimated",
+        }
+    }
+
+    fn detailed(self) -> &'static str {
+        match self {
+            Method::Manual => "Manual count",
+            Method::Automatic => "Automatic counter",
+            Method::Dependent => "Dependent on a neighbouring counted link",
+            Method::PreviousYear => "Estimated using previous year's AADF on this link",
+            Method::Nearby => "Estimated from nearby links",
+        }
     }
 }
 
@@ -858,37 +1169,73 @@ const KEY_LA: u64 = 5;
 const KEY_ALLOC: u64 = 6;
 const KEY_SUMMARY: u64 = 7;
 
+column_enum! {
+    /// The location columns of a count point, which every count point file repeats.
+    enum LocationField {
+        RegionId => "region_id",
+        RegionName => "region_name",
+        RegionOnsCode => "region_ons_code",
+        LocalAuthorityId => "local_authority_id",
+        LocalAuthorityName => "local_authority_name",
+        LocalAuthorityCode => "local_authority_code",
+        RoadName => "road_name",
+        RoadCategory => "road_category",
+        RoadType => "road_type",
+        StartJunctionRoadName => "start_junction_road_name",
+        EndJunctionRoadName => "end_junction_road_name",
+        Easting => "easting",
+        Northing => "northing",
+        Latitude => "latitude",
+        Longitude => "longitude",
+        LinkLengthKm => "link_length_km",
+        LinkLengthMiles => "link_length_miles",
+    }
+}
+
+const LOCATION_FIELDS: usize = LocationField::ALL.len();
+
+/// Consecutive location fields, `first..=last` in [`LocationField`] order, written at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LocationRun {
+    first: LocationField,
+    last: LocationField,
+}
+
+/// A location value of a count point as a CSV field (quoted if it needs it) in
+/// [`Model::location_text`]. A count point's values follow each other there a comma apart, in
+/// [`LocationField`] order, so that a run of them is one slice.
+#[derive(Debug, Clone, Copy, Default)]
+struct EncodedCell {
+    start: usize,
+    end: usize,
+    quoted: bool,
+}
+
+/// A count point's location values, by [`LocationField`]. Encoded once per count point rather
+/// than once per row: a count point has a hundred rows in the raw counts.
+type Location = [EncodedCell; LOCATION_FIELDS];
+
 struct CountPoint {
     id: u32,
-    /// Location columns (region_id .. link_length_miles), CSV-encoded.
-    loc: std::ops::Range<usize>,
+    location: Location,
     class: usize,
     first_year: u16,
-    /// estimation method per year of the year range (M_NONE = no AADF that year).
-    methods: Vec<u8>,
-    /// Directions of travel: two letters, or `C` alone.
-    dirs: [u8; 2],
+    /// The estimation method of each year from `first_year` on (no AADF after the last).
+    methods: Vec<Method>,
+    /// Directions of travel: two opposite ones, or `C` (both combined) alone.
+    directions: &'static [&'static str],
     dir_share: f64,
     base: [f64; NV],
     slope: f64,
 }
 
 impl CountPoint {
-    fn method(&self, year: u16) -> u8 {
+    fn method(&self, year: u16) -> Option<Method> {
         year.checked_sub(self.first_year)
             .and_then(|i| self.methods.get(i as usize).copied())
-            .unwrap_or(M_NONE)
     }
     fn last_year(&self) -> u16 {
-        let last = self.methods.iter().rposition(|&m| m != M_NONE).unwrap_or(0);
-        self.first_year + last as u16
-    }
-    fn ndirs(&self) -> usize {
-        if self.dirs[1] == 0 {
-            1
-        } else {
-            2
-        }
+        self.first_year + self.methods.len().saturating_sub(1) as u16
     }
 }
 
@@ -899,46 +1246,293 @@ struct Model {
     seed: u64,
     years: (u16, u16),
     cps: Vec<CountPoint>,
-    loc: Vec<u8>,
+    /// The text of every count point's [`Location`].
+    location_text: Vec<u8>,
     shapes: [Vec<Shape>; 4],
+    totals: TotalsRule,
 }
 
-/// AADF parts and totals (11 vehicles, all_HGVs, all_motor_vehicles).
-type Counts = [i64; NV + 2];
-
-fn totals(parts: &[i64; NV], rng: &mut Rng, p_noise: f64) -> Counts {
-    let mut c = [0i64; NV + 2];
-    c[..NV].copy_from_slice(parts);
-    let hgv: i64 = parts[5..].iter().sum();
-    let mut all_hgv = hgv;
-    if p_noise > 0.0 && rng.chance(p_noise) && hgv >= 3 {
-        let d = if rng.chance(0.9) { 1 } else { 2 };
-        all_hgv += if rng.chance(0.55) { -d } else { d };
-    }
-    let mut amv = parts[1] + parts[2] + parts[3] + parts[4] + all_hgv;
-    if p_noise > 0.0 && rng.chance(p_noise * 0.3) && amv >= 3 {
-        let d = if rng.chance(0.85) { 1 } else { 2 };
-        amv += if rng.chance(0.55) { -d } else { d };
-    }
-    c[NV] = all_hgv;
-    c[NV + 1] = amv;
-    c
+/// A row's counts: of each modelled vehicle, and each of the catalogue's [`TOTALS`].
+#[derive(Debug, Clone, Copy)]
+struct Counts {
+    vehicles: [i64; NV],
+    totals: [i64; TOTALS.len()],
 }
 
-fn push_counts(buf: &mut Vec<u8>, c: &Counts) {
-    for (i, v) in c.iter().enumerate() {
-        if i > 0 {
-            buf.push(b',');
+impl Counts {
+    /// Count `k` of the modelled vehicles followed by the totals.
+    fn get(&self, k: usize) -> i64 {
+        match k.checked_sub(NV) {
+            None => self.vehicles[k],
+            Some(t) => self.totals[t],
         }
-        push_i64(buf, *v);
+    }
+}
+
+/// Consecutive counts, `first..=last` in [`Counts::get`] order, written at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct CountRun {
+    first: usize,
+    last: usize,
+}
+
+/// Where the model has a part of a total.
+#[derive(Debug, Clone, Copy)]
+enum Part {
+    Vehicle(usize),
+    /// A total computed before (the catalogue lists a total after its parts).
+    Total(usize),
+}
+
+/// A total of [`TOTALS`], resolved against the modelled vehicles.
+struct TotalRule {
+    parts: Vec<Part>,
+    rounding: Option<RoundingNoise>,
+}
+
+/// The totals of [`TOTALS`], each resolved to the modelled vehicles and earlier totals it sums.
+/// A part the model does not count (a vehicle added to the catalogue) adds nothing.
+struct TotalsRule(Vec<TotalRule>);
+
+impl TotalsRule {
+    fn from_catalogue() -> TotalsRule {
+        let resolve = |part: &str, earlier: &[Total]| {
+            MODELLED_VEHICLES
+                .iter()
+                .position(|v| *v == part)
+                .map(Part::Vehicle)
+                .or_else(|| {
+                    earlier
+                        .iter()
+                        .position(|t| t.total == part)
+                        .map(Part::Total)
+                })
+        };
+        let rules = TOTALS.iter().enumerate().map(|(i, total)| TotalRule {
+            parts: total
+                .parts
+                .iter()
+                .filter_map(|part| resolve(part, &TOTALS[..i]))
+                .collect(),
+            rounding: rounding_noise(total.total),
+        });
+        TotalsRule(rules.collect())
+    }
+
+    /// A row's counts from its vehicle counts: each total the sum of its parts, off by rounding
+    /// in a share of rows `rounding_rate` (0: exact).
+    fn counts(&self, vehicles: [i64; NV], rng: &mut Rng, rounding_rate: f64) -> Counts {
+        let mut counts = Counts {
+            vehicles,
+            totals: [0; TOTALS.len()],
+        };
+        for (i, rule) in self.0.iter().enumerate() {
+            let mut total = rule
+                .parts
+                .iter()
+                .map(|part| match *part {
+                    Part::Vehicle(k) => counts.vehicles[k],
+                    Part::Total(t) => counts.totals[t],
+                })
+                .sum();
+            if let Some(noise) = rule.rounding {
+                total += noise.draw(rng, rounding_rate, total);
+            }
+            counts.totals[i] = total;
+        }
+        counts
+    }
+}
+
+/// How a published total comes to differ from the sum of its parts (they are rounded
+/// independently): in a share `rate` of the rows that have rounding noise at all (relative to
+/// their rate), by one in a share `off_by_one` of those, else by two.
+#[derive(Debug, Clone, Copy)]
+struct RoundingNoise {
+    rate: f64,
+    off_by_one: f64,
+}
+
+/// The AADF files' all_HGVs is off in about one row in six, all_motor_vehicles less often.
+fn rounding_noise(total: &str) -> Option<RoundingNoise> {
+    match total {
+        "all_hgvs" => Some(RoundingNoise {
+            rate: 1.0,
+            off_by_one: 0.9,
+        }),
+        "all_motor_vehicles" => Some(RoundingNoise {
+            rate: 0.3,
+            off_by_one: 0.85,
+        }),
+        _ => None,
+    }
+}
+
+impl RoundingNoise {
+    /// What rounding adds to a total of a row with noise `row_rate` (most often nothing).
+    fn draw(self, rng: &mut Rng, row_rate: f64, total: i64) -> i64 {
+        if row_rate > 0.0 && rng.chance(row_rate * self.rate) && total >= 3 {
+            let d = if rng.chance(self.off_by_one) { 1 } else { 2 };
+            if rng.chance(0.55) {
+                -d
+            } else {
+                d
+            }
+        } else {
+            0
+        }
+    }
+}
+
+/// A row of one of the four count point files. What a file's rows do not hold (an AADF row's
+/// hour) is None, and a column asking for it is written empty.
+#[derive(Clone, Copy)]
+struct CountRow<'a> {
+    point: &'a CountPoint,
+    location_text: &'a [u8],
+    year: Option<u16>,
+    latest_aadf_year: Option<u16>,
+    method: Option<Method>,
+    direction: Option<&'static str>,
+    count_date: Option<Date>,
+    hour: Option<u64>,
+    counts: Option<&'a Counts>,
+}
+
+column_enum! {
+    /// A value of a [`CountRow`] besides its location and counts.
+    enum CountValue {
+        CountPointId => "count_point_id",
+        Year => "year",
+        /// A count point's latest AADF year.
+        LatestAadfYear => "aadf_year",
+        EstimationMethod => "estimation_method",
+        EstimationMethodDetailed => "estimation_method_detailed",
+        DirectionOfTravel => "direction_of_travel",
+        CountDate => "count_date",
+        Hour => "hour",
+    }
+}
+
+/// A value, or values written at once, of a [`CountRow`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CountField {
+    Value(CountValue),
+    Location(LocationRun),
+    Counts(CountRun),
+}
+
+impl Field for CountField {
+    fn of_column(name: &str) -> Option<CountField> {
+        let location = |field| LocationRun {
+            first: field,
+            last: field,
+        };
+        let count = || {
+            let vehicle = MODELLED_VEHICLES.iter().position(|v| *v == name);
+            let total = || TOTALS.iter().position(|t| t.total == name);
+            let k = vehicle.or_else(|| total().map(|t| NV + t))?;
+            Some(CountRun { first: k, last: k })
+        };
+        CountValue::of_column(name)
+            .map(CountField::Value)
+            .or_else(|| LocationField::of_column(name).map(|f| CountField::Location(location(f))))
+            .or_else(|| count().map(CountField::Counts))
+    }
+
+    fn followed_by(self, next: CountField) -> Option<CountField> {
+        match (self, next) {
+            (CountField::Location(run), CountField::Location(after))
+                if after.first as usize == run.last as usize + 1 =>
+            {
+                Some(CountField::Location(LocationRun {
+                    first: run.first,
+                    last: after.last,
+                }))
+            }
+            (CountField::Counts(run), CountField::Counts(after)) if after.first == run.last + 1 => {
+                Some(CountField::Counts(CountRun {
+                    first: run.first,
+                    last: after.last,
+                }))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl CountRow<'_> {
+    fn push_value(&self, value: CountValue, quote: Quote, buf: &mut Vec<u8>) {
+        let text = |buf: &mut Vec<u8>, s: Option<&str>| push_some_text(buf, s, quote);
+        match value {
+            CountValue::CountPointId => push_u64(buf, self.point.id.into()),
+            CountValue::Year => push_some_number(buf, self.year.map(u64::from)),
+            CountValue::LatestAadfYear => {
+                push_some_number(buf, self.latest_aadf_year.map(u64::from))
+            }
+            CountValue::EstimationMethod => text(buf, self.method.map(Method::estimation_method)),
+            CountValue::EstimationMethodDetailed => text(buf, self.method.map(Method::detailed)),
+            CountValue::DirectionOfTravel => text(buf, self.direction),
+            CountValue::CountDate => {
+                if let Some(date) = self.count_date {
+                    push_date(buf, date);
+                }
+            }
+            CountValue::Hour => push_some_number(buf, self.hour),
+        }
+    }
+}
+
+impl<'a> CountRow<'a> {
+    /// A row that holds a count point's id and location (encoded in `location_text`), and
+    /// nothing else yet.
+    fn of(point: &'a CountPoint, location_text: &'a [u8]) -> CountRow<'a> {
+        CountRow {
+            point,
+            location_text,
+            year: None,
+            latest_aadf_year: None,
+            method: None,
+            direction: None,
+            count_date: None,
+            hour: None,
+            counts: None,
+        }
+    }
+}
+
+impl Record for CountRow<'_> {
+    type Field = CountField;
+
+    fn push(&self, field: CountField, quote: Quote, buf: &mut Vec<u8>) {
+        match field {
+            CountField::Value(value) => self.push_value(value, quote, buf),
+            CountField::Location(run) => {
+                let first = self.point.location[run.first as usize];
+                let last = self.point.location[run.last as usize];
+                let encoded = &self.location_text[first.start..last.end];
+                // a run is only joined where quoting as needed (its cells are encoded so)
+                if quote == Quote::Always && !first.quoted {
+                    push_quoted(buf, encoded);
+                } else {
+                    buf.extend_from_slice(encoded);
+                }
+            }
+            CountField::Counts(run) => {
+                for k in run.first..=run.last {
+                    if k > run.first {
+                        buf.push(b',');
+                    }
+                    if let Some(counts) = self.counts {
+                        push_i64(buf, counts.get(k));
+                    }
+                }
+            }
+        }
     }
 }
 
 impl Model {
-    fn loc(&self, cp: &CountPoint) -> &[u8] {
-        &self.loc[cp.loc.clone()]
-    }
-
     fn aadf_parts(&self, cp: &CountPoint, year: u16) -> [i64; NV] {
         let mut r = Rng::keyed(self.seed, cp.id as u64, year as u64, KEY_AADF);
         let common = cp.slope * (year as f64 - 2019.0) + 0.06 * r.normal();
@@ -954,13 +1548,13 @@ impl Model {
     fn aadf(&self, cp: &CountPoint, year: u16) -> Counts {
         let parts = self.aadf_parts(cp, year);
         let mut r = Rng::keyed(self.seed, cp.id as u64, year as u64, KEY_AADF ^ 0xff);
-        totals(&parts, &mut r, 0.16)
+        self.totals.counts(parts, &mut r, 0.16)
     }
 
     /// The AADF parts split by direction (exact split of every vehicle column).
     fn dir_parts(&self, cp: &CountPoint, year: u16) -> [[i64; NV]; 2] {
         let parts = self.aadf_parts(cp, year);
-        if cp.ndirs() == 1 {
+        if cp.directions.len() == 1 {
             return [parts, [0; NV]];
         }
         let mut r = Rng::keyed(self.seed, cp.id as u64, year as u64, KEY_DIR);
@@ -975,151 +1569,133 @@ impl Model {
         out
     }
 
-    fn write_aadf(&self, aadf: &mut Out, bydir: &mut Out) -> Result<(), SynthError> {
+    /// The counts of each of a count point's directions in a year: its AADF itself where the
+    /// directions are combined, else the AADF's parts split by direction, each with its own
+    /// totals.
+    fn aadf_by_direction(&self, cp: &CountPoint, year: u16, aadf: Counts) -> Vec<Counts> {
+        if cp.directions.len() == 1 {
+            return vec![aadf];
+        }
+        let mut r = Rng::keyed(self.seed, cp.id as u64, year as u64, KEY_DIR ^ 0xff);
+        self.dir_parts(cp, year)
+            .into_iter()
+            .map(|parts| self.totals.counts(parts, &mut r, 0.12))
+            .collect()
+    }
+
+    /// The AADF and AADF by direction files, year by year.
+    fn write_aadf(
+        &self,
+        aadf: &mut CsvFile<CountField>,
+        by_direction: &mut CsvFile<CountField>,
+    ) -> Result<(), SynthError> {
         for year in self.years.0..=self.years.1 {
             for cp in &self.cps {
-                let m = cp.method(year);
-                if m == M_NONE {
+                let Some(method) = cp.method(year) else {
                     continue;
-                }
+                };
                 let counts = self.aadf(cp, year);
-                let b = &mut aadf.buf;
-                push_u64(b, cp.id as u64);
-                b.push(b',');
-                push_u64(b, year as u64);
-                b.push(b',');
-                b.extend_from_slice(self.loc(cp));
-                b.push(b',');
-                b.extend_from_slice(method_text(m));
-                b.push(b',');
-                push_counts(b, &counts);
-                aadf.end_row()?;
-
-                let split = self.dir_parts(cp, year);
-                let mut r = Rng::keyed(self.seed, cp.id as u64, year as u64, KEY_DIR ^ 0xff);
-                for (d, dir_parts) in split.iter().enumerate().take(cp.ndirs()) {
-                    let counts = if cp.ndirs() == 1 {
-                        counts
-                    } else {
-                        totals(dir_parts, &mut r, 0.12)
-                    };
-                    let b = &mut bydir.buf;
-                    push_u64(b, cp.id as u64);
-                    b.push(b',');
-                    push_u64(b, year as u64);
-                    b.push(b',');
-                    b.extend_from_slice(self.loc(cp));
-                    b.push(b',');
-                    b.extend_from_slice(method_text(m));
-                    b.push(b',');
-                    b.push(cp.dirs[d]);
-                    b.push(b',');
-                    push_counts(b, &counts);
-                    bydir.end_row()?;
+                let row = CountRow {
+                    year: Some(year),
+                    method: Some(method),
+                    counts: Some(&counts),
+                    ..CountRow::of(cp, &self.location_text)
+                };
+                aadf.write(&row)?;
+                let directions = self.aadf_by_direction(cp, year, counts);
+                for (direction, counts) in cp.directions.iter().zip(&directions) {
+                    by_direction.write(&CountRow {
+                        direction: Some(direction),
+                        counts: Some(counts),
+                        ..row
+                    })?;
                 }
             }
         }
         Ok(())
     }
 
-    fn count_date(r: &mut Rng, year: u16) -> (i64, i64, i64) {
-        const MONTHS: [i64; 14] = [3, 4, 4, 5, 5, 5, 6, 6, 6, 7, 9, 9, 10, 10];
-        let y = year as i64;
-        loop {
-            // manual counts stopped in spring 2020
-            let m = if year == 2020 {
-                r.range(9, 10)
-            } else {
-                *r.pick(&MONTHS)
-            };
-            let d = r.range(1, days_in_month(y, m));
-            if weekday(y, m, d) < 5 {
-                return (y, m, d);
-            }
-        }
-    }
-
-    fn write_raw(&self, out: &mut Out) -> Result<(), SynthError> {
+    /// The raw counts file, count point by count point.
+    fn write_raw(&self, out: &mut CsvFile<CountField>) -> Result<(), SynthError> {
         for cp in &self.cps {
             for year in self.years.0..=self.years.1 {
-                if cp.method(year) != M_MANUAL {
-                    continue;
-                }
-                let split = self.dir_parts(cp, year);
-                let mut r = Rng::keyed(self.seed, cp.id as u64, year as u64, KEY_RAW);
-                let date = Self::count_date(&mut r, year);
-                let day_factor = 0.8 * dmath::exp(0.08 * r.normal());
-                let shapes = &self.shapes[cp.class];
-                for (d, dir_parts) in split.iter().enumerate().take(cp.ndirs()) {
-                    let shape = r.pick(shapes);
-                    let mut day = [0f64; NV];
-                    for (x, part) in day.iter_mut().zip(dir_parts) {
-                        *x = *part as f64 * day_factor * dmath::exp(0.05 * r.normal());
-                    }
-                    for (h, hour_shape) in shape.iter().enumerate() {
-                        let mut parts = [0i64; NV];
-                        for k in 0..NV {
-                            parts[k] = r.round_stoch(day[k] * hour_shape[k]);
-                        }
-                        let counts = totals(&parts, &mut r, 0.0);
-                        let b = &mut out.buf;
-                        push_u64(b, cp.id as u64);
-                        b.push(b',');
-                        b.push(cp.dirs[d]);
-                        b.push(b',');
-                        push_u64(b, year as u64);
-                        b.push(b',');
-                        push_date(b, date);
-                        b.push(b',');
-                        push_u64(b, 7 + h as u64);
-                        b.push(b',');
-                        b.extend_from_slice(self.loc(cp));
-                        b.push(b',');
-                        push_counts(b, &counts);
-                        out.end_row()?;
-                    }
+                if cp.method(year) == Some(Method::Manual) {
+                    self.write_count_day(out, cp, year)?;
                 }
             }
         }
         Ok(())
     }
 
-    fn write_count_points(&self, out: &mut Out) -> Result<(), SynthError> {
+    /// The rows of a manual count: twelve hours of each direction, on one weekday of the year,
+    /// whose day adds up to about the year's AADF by direction.
+    fn write_count_day(
+        &self,
+        out: &mut CsvFile<CountField>,
+        cp: &CountPoint,
+        year: u16,
+    ) -> Result<(), SynthError> {
+        let split = self.dir_parts(cp, year);
+        let mut r = Rng::keyed(self.seed, cp.id as u64, year as u64, KEY_RAW);
+        let date = count_date(&mut r, year);
+        let day_factor = 0.8 * dmath::exp(0.08 * r.normal());
+        let shapes = &self.shapes[cp.class];
+        for (direction, dir_parts) in cp.directions.iter().zip(&split) {
+            let shape = r.pick(shapes);
+            let mut day = [0f64; NV];
+            for (x, part) in day.iter_mut().zip(dir_parts) {
+                *x = *part as f64 * day_factor * dmath::exp(0.05 * r.normal());
+            }
+            for (hour, hour_shape) in (7..).zip(shape) {
+                let mut vehicles = [0i64; NV];
+                for k in 0..NV {
+                    vehicles[k] = r.round_stoch(day[k] * hour_shape[k]);
+                }
+                let counts = self.totals.counts(vehicles, &mut r, 0.0);
+                out.write(&CountRow {
+                    year: Some(year),
+                    direction: Some(direction),
+                    count_date: Some(date),
+                    hour: Some(hour),
+                    counts: Some(&counts),
+                    ..CountRow::of(cp, &self.location_text)
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn write_count_points(&self, out: &mut CsvFile<CountField>) -> Result<(), SynthError> {
         for cp in &self.cps {
-            let b = &mut out.buf;
-            push_u64(b, cp.id as u64);
-            b.push(b',');
-            push_u64(b, cp.last_year() as u64);
-            b.push(b',');
-            b.extend_from_slice(self.loc(cp));
-            out.end_row()?;
+            out.write(&CountRow {
+                latest_aadf_year: Some(cp.last_year()),
+                ..CountRow::of(cp, &self.location_text)
+            })?;
         }
         Ok(())
     }
 }
 
-fn is_leap(y: i64) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-}
-
-fn days_in_month(y: i64, m: i64) -> i64 {
-    match m {
-        4 | 6 | 9 | 11 => 30,
-        2 if is_leap(y) => 29,
-        2 => 28,
-        _ => 31,
+/// The day of a manual count: a weekday from March to October (from September in 2020, when
+/// manual counts stopped in the spring).
+fn count_date(r: &mut Rng, year: u16) -> Date {
+    const MONTHS: [i64; 14] = [3, 4, 4, 5, 5, 5, 6, 6, 6, 7, 9, 9, 10, 10];
+    let y = year as i64;
+    loop {
+        let m = if year == 2020 {
+            r.range(9, 10)
+        } else {
+            *r.pick(&MONTHS)
+        };
+        let d = r.range(1, days_in_month(y, m));
+        if weekday(y, m, d) < 5 {
+            return Date {
+                year: y,
+                month: m,
+                day: d,
+            };
+        }
     }
-}
-
-/// `year,region_id,"region name","region code"`: how both regional tables' rows begin.
-fn push_year_region(b: &mut Vec<u8>, year: u16, region_id: u32, (name, code): (&str, &str)) {
-    push_u64(b, year as u64);
-    b.push(b',');
-    push_u64(b, region_id as u64);
-    b.push(b',');
-    push_quoted(b, name);
-    b.push(b',');
-    push_quoted(b, code);
 }
 
 /// 0 = Monday .. 6 = Sunday.
@@ -1137,13 +1713,19 @@ struct La<'a> {
     region_id: u32,
     region_name: &'a str,
     region_code: &'a str,
-    /// centre and spread (m) of its count points
-    centre: (f64, f64),
-    sigma: f64,
+    spread: Spread,
     weight: f64,
 }
 
+/// Where an LA's count points are: around a centre (easting, northing), with a standard
+/// deviation `sigma` (m) in each direction.
+struct Spread {
+    centre: (f64, f64),
+    sigma: f64,
+}
+
 /// Where a count point's identity comes from.
+#[derive(Clone)]
 struct Ident {
     id: u32,
     road: String,
@@ -1154,6 +1736,471 @@ struct Ident {
     easting: i64,
     northing: i64,
     km: Option<f64>,
+}
+
+fn is_motorway(category: &str) -> bool {
+    category == "TM" || category == "PM"
+}
+
+/// The seed's real count point identities by LA (in seed order), and the ids they take.
+struct RealIdentities {
+    by_la: HashMap<u32, Vec<Ident>>,
+    used_ids: HashSet<u32>,
+}
+
+impl RealIdentities {
+    fn from_seed(seed: &Seed) -> RealIdentities {
+        let mut by_la: HashMap<u32, Vec<Ident>> = HashMap::new();
+        let mut used_ids = HashSet::new();
+        for row in &seed.ident {
+            used_ids.insert(row.count_point_id);
+            by_la.entry(row.la_id).or_default().push(Ident {
+                id: row.count_point_id,
+                road: row.road_name.clone(),
+                category: row.road_category.clone(),
+                major: row.road_type == "Major",
+                start_j: row.start_junction_road_name.clone().unwrap_or_default(),
+                end_j: row.end_junction_road_name.clone().unwrap_or_default(),
+                easting: row.easting.round() as i64,
+                northing: row.northing.round() as i64,
+                km: row.link_length_km,
+            });
+        }
+        RealIdentities { by_la, used_ids }
+    }
+
+    fn of(&self, la_id: u32) -> &[Ident] {
+        self.by_la.get(&la_id).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The seed's LAs with where their count points are.
+fn local_authorities<'a>(seed: &'a Seed, real: &RealIdentities) -> Vec<La<'a>> {
+    seed.las
+        .iter()
+        .map(|l| {
+            let region = seed
+                .region(l.region_id)
+                .expect("check_seed makes sure every LA's region is in the seed");
+            La {
+                id: l.id,
+                name: &l.name,
+                code: &l.ons_code,
+                region_id: l.region_id,
+                region_name: &region.name,
+                region_code: &region.ons_code,
+                spread: count_point_spread(l, real.of(l.id)),
+                weight: l.weight.max(0.0),
+            }
+        })
+        .collect()
+}
+
+/// Where an LA's count points are: where its real ones are, if it has a few, else around its
+/// centroid, as widely as it is large.
+fn count_point_spread(la: &SeedLa, idents: &[Ident]) -> Spread {
+    if idents.len() < 5 {
+        return Spread {
+            centre: grid::latlon_to_en(la.latitude, la.longitude),
+            sigma: 750.0 * la.weight.max(1.0),
+        };
+    }
+    let n = idents.len() as f64;
+    let me = idents.iter().map(|i| i.easting as f64).sum::<f64>() / n;
+    let mn = idents.iter().map(|i| i.northing as f64).sum::<f64>() / n;
+    let var = idents
+        .iter()
+        .map(|i| {
+            let (de, dn) = (i.easting as f64 - me, i.northing as f64 - mn);
+            de * de + dn * dn
+        })
+        .sum::<f64>()
+        / (2.0 * n);
+    Spread {
+        centre: (me, mn),
+        sigma: var.sqrt().max(500.0),
+    }
+}
+
+/// Count points per LA (by `las` position) at full size: the real identities where there are
+/// more of them than the LA's weighted share, the weighted share of the rest elsewhere.
+fn full_size_quotas(las: &[La], real: &RealIdentities) -> Vec<f64> {
+    let n_ident: Vec<f64> = las.iter().map(|l| real.of(l.id).len() as f64).collect();
+    let mut fixed = vec![false; las.len()];
+    let mut base = vec![0f64; las.len()];
+    for _ in 0..20 {
+        let fixed_total: f64 = (0..las.len())
+            .filter(|&i| fixed[i])
+            .map(|i| n_ident[i])
+            .sum();
+        let free_weight: f64 = (0..las.len())
+            .filter(|&i| !fixed[i])
+            .map(|i| las[i].weight)
+            .sum();
+        let rest = (FULL_COUNT_POINTS as f64 - fixed_total).max(0.0);
+        let mut changed = false;
+        for i in 0..las.len() {
+            if fixed[i] {
+                base[i] = n_ident[i];
+            } else {
+                base[i] = if free_weight > 0.0 {
+                    rest * las[i].weight / free_weight
+                } else {
+                    0.0
+                };
+                if n_ident[i] > base[i] {
+                    fixed[i] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    base
+}
+
+/// How many count points each LA gets (by `las` position): the release's total shared among
+/// the LAs of the selected regions by their full-size quotas.
+fn allocate_count_points(
+    las: &[La],
+    real: &RealIdentities,
+    opts: &SynthOptions,
+) -> Result<Vec<usize>, SynthError> {
+    let quotas = full_size_quotas(las, real);
+    let selected: Vec<bool> = las
+        .iter()
+        .map(|l| {
+            opts.regions
+                .as_ref()
+                .is_none_or(|rs| rs.contains(&l.region_id))
+        })
+        .collect();
+    if !selected.iter().any(|&x| x) {
+        return Err(SynthError::Option(
+            "no local authority in the selected regions".into(),
+        ));
+    }
+    let total = match opts.count_points {
+        Some(n) => n,
+        None => (selected_quota(&quotas, &selected) * opts.scale).round() as usize,
+    };
+    Ok(systematic_sample(&quotas, &selected, total, opts.seed))
+}
+
+fn selected_quota(quotas: &[f64], selected: &[bool]) -> f64 {
+    quotas
+        .iter()
+        .zip(selected)
+        .filter(|(_, s)| **s)
+        .map(|(q, _)| q)
+        .sum()
+}
+
+/// `total` shared among the selected LAs in proportion to their quotas by systematic sampling:
+/// the total is exact and each LA within one of its share.
+fn systematic_sample(quotas: &[f64], selected: &[bool], total: usize, seed: u64) -> Vec<usize> {
+    let sel_base = selected_quota(quotas, selected);
+    let mut alloc = vec![0usize; quotas.len()];
+    let mut r = Rng::keyed(seed, 0, 0, KEY_ALLOC);
+    let u = r.f64();
+    let mut cum = 0.0;
+    for i in 0..quotas.len() {
+        if !selected[i] || sel_base <= 0.0 {
+            continue;
+        }
+        let q = quotas[i] * total as f64 / sel_base;
+        let a = (cum + u).floor();
+        cum += q;
+        let b = (cum + u).floor();
+        alloc[i] = (b - a).max(0.0) as usize;
+    }
+    // float drift: fix the total on the largest LA
+    let got: usize = alloc.iter().sum();
+    if got != total {
+        let big = (0..quotas.len())
+            .filter(|&i| selected[i])
+            .max_by(|&a, &b| quotas[a].total_cmp(&quotas[b]).then(b.cmp(&a)))
+            .unwrap_or(0);
+        alloc[big] = (alloc[big] + total).saturating_sub(got);
+    }
+    alloc
+}
+
+/// Real names of an LA's roads (name, category) and junctions, for its synthetic count points.
+struct LaPools {
+    majors: Vec<(String, String)>,
+    minors: Vec<(String, String)>,
+    junctions: Vec<String>,
+}
+
+impl LaPools {
+    fn of(idents: &[Ident]) -> LaPools {
+        let roads = |major: bool| {
+            idents
+                .iter()
+                .filter(|i| i.major == major)
+                .map(|i| (i.road.clone(), i.category.clone()))
+                .collect()
+        };
+        LaPools {
+            majors: roads(true),
+            minors: roads(false),
+            junctions: idents
+                .iter()
+                .filter(|i| i.major && !i.road.starts_with('M'))
+                .flat_map(|i| [i.start_j.clone(), i.end_j.clone()])
+                .filter(|j| !j.is_empty())
+                .collect(),
+        }
+    }
+}
+
+/// The seed's templates by road class ([`CLASSES`]).
+struct Templates {
+    /// How the vehicles of a day's count spread over its hours.
+    shapes: [Vec<Shape>; 4],
+    /// Vehicle flows (AADF) at their 2019 level.
+    flows: [Vec<[f64; NV]>; 4],
+}
+
+impl Templates {
+    /// None if a road class has no template of either kind.
+    fn from_seed(seed: &Seed) -> Option<Templates> {
+        let templates = Templates {
+            shapes: hourly_shapes(seed),
+            flows: base_flows(seed),
+        };
+        let complete = templates.shapes.iter().all(|s| !s.is_empty())
+            && templates.flows.iter().all(|f| !f.is_empty());
+        complete.then_some(templates)
+    }
+}
+
+/// Each hourly template as the share of each vehicle's day in each hour (the motor vehicles'
+/// shares where a vehicle is too rare to have its own).
+fn hourly_shapes(seed: &Seed) -> [Vec<Shape>; 4] {
+    let mut shapes: [Vec<Shape>; 4] = Default::default();
+    for template in &seed.hourly {
+        let Some(ci) = CLASSES.iter().position(|c| *c == template.class) else {
+            continue;
+        };
+        let hours = &template.hours;
+        let motor: Vec<f64> = hours.iter().map(|h| h[1..].iter().sum()).collect();
+        let motor_total: f64 = motor.iter().sum();
+        if motor_total <= 0.0 {
+            continue;
+        }
+        let mut shape = [[0f64; NV]; 12];
+        for k in 0..NV {
+            let col: f64 = hours.iter().map(|h| h[k]).sum();
+            for h in 0..12 {
+                shape[h][k] = if col >= 12.0 {
+                    hours[h][k] / col
+                } else {
+                    motor[h] / motor_total
+                };
+            }
+        }
+        shapes[ci].push(shape);
+    }
+    shapes
+}
+
+/// Each flow template brought back to its 2019 level by the national trends.
+fn base_flows(seed: &Seed) -> [Vec<[f64; NV]>; 4] {
+    let mut flows: [Vec<[f64; NV]>; 4] = Default::default();
+    for f in &seed.flows {
+        let Some(ci) = CLASSES.iter().position(|c| *c == f.class) else {
+            continue;
+        };
+        let aadf = f.aadf();
+        let mut b = [0f64; NV];
+        for k in 0..NV {
+            b[k] = aadf[k].max(0.0) / trend(TREND_GROUP[k], f.year);
+        }
+        flows[ci].push(b);
+    }
+    flows
+}
+
+fn check_options(opts: &SynthOptions) -> Result<(), SynthError> {
+    let (y0, y1) = opts.years;
+    if y0 > y1 || y0 < 1990 || y1 > 2100 {
+        return Err(SynthError::Option(format!("bad year range {y0}-{y1}")));
+    }
+    if !(opts.scale.is_finite() && opts.scale >= 0.0) {
+        return Err(SynthError::Option(format!("bad scale {}", opts.scale)));
+    }
+    Ok(())
+}
+
+/// The release's count points, by id, and what their rows are drawn from.
+fn build_model(seed: &Seed, opts: &SynthOptions) -> Result<Model, SynthError> {
+    check_options(opts)?;
+    let real = RealIdentities::from_seed(seed);
+    let las = local_authorities(seed, &real);
+    let allocation = allocate_count_points(&las, &real, opts)?;
+    let templates = Templates::from_seed(seed).ok_or_else(|| SynthError::Seed {
+        path: opts.seed_path.clone(),
+        msg: "empty templates for a road class".into(),
+    })?;
+    let mut maker = CountPointMaker::new(opts, real, &templates.flows);
+    for (la, &n) in las.iter().zip(&allocation) {
+        if n > 0 {
+            maker.add_la(la, n);
+        }
+    }
+    let CountPointMaker {
+        mut cps,
+        location_text,
+        ..
+    } = maker;
+    cps.sort_by_key(|c| c.id);
+    Ok(Model {
+        seed: opts.seed,
+        years: opts.years,
+        cps,
+        location_text,
+        shapes: templates.shapes,
+        totals: TotalsRule::from_catalogue(),
+    })
+}
+
+/// Makes the count points of the release LA by LA, and encodes their locations.
+struct CountPointMaker<'a> {
+    seed: u64,
+    years: (u16, u16),
+    flows: &'a [Vec<[f64; NV]>; 4],
+    real_by_la: HashMap<u32, Vec<Ident>>,
+    /// Count point ids taken, by real count points and those made so far.
+    used_ids: HashSet<u32>,
+    cps: Vec<CountPoint>,
+    location_text: Vec<u8>,
+    /// Count points share grid points now and then (synthetic ones are rounded to 100 m).
+    latlon_cache: HashMap<(i64, i64), (f64, f64)>,
+}
+
+impl<'a> CountPointMaker<'a> {
+    fn new(
+        opts: &SynthOptions,
+        real: RealIdentities,
+        flows: &'a [Vec<[f64; NV]>; 4],
+    ) -> CountPointMaker<'a> {
+        CountPointMaker {
+            seed: opts.seed,
+            years: opts.years,
+            flows,
+            real_by_la: real.by_la,
+            used_ids: real.used_ids,
+            cps: Vec::new(),
+            location_text: Vec::new(),
+            latlon_cache: HashMap::new(),
+        }
+    }
+
+    /// The `n` count points of an LA.
+    fn add_la(&mut self, la: &La, n: usize) {
+        let mut r = Rng::keyed(self.seed, la.id as u64, 0, KEY_LA);
+        for mut ident in self.identities(&mut r, la, n) {
+            if ident.major && ident.km.is_none() {
+                ident.km = Some(link_km(&mut r, is_motorway(&ident.category)));
+            }
+            let location = self.encode_location(la, &ident);
+            let cp = make_count_point(self.seed, &ident, location, self.years, self.flows);
+            self.cps.push(cp);
+        }
+    }
+
+    /// `n` identities for an LA's count points: its real ones first, in a shuffled order, then
+    /// synthetic ones.
+    fn identities(&mut self, r: &mut Rng, la: &La, n: usize) -> Vec<Ident> {
+        let real = self.real_by_la.get(&la.id).map_or(&[][..], Vec::as_slice);
+        let mut shuffled: Vec<&Ident> = real.iter().collect();
+        for i in (1..shuffled.len()).rev() {
+            let j = r.below(i as u64 + 1) as usize;
+            shuffled.swap(i, j);
+        }
+        let take = n.min(shuffled.len());
+        let mut idents: Vec<Ident> = shuffled[..take].iter().map(|&i| i.clone()).collect();
+        let pools = LaPools::of(real);
+        let synthetic_roads = synthetic_road_set(r, la);
+        for _ in take..n {
+            let ident = synthetic_ident(r, la, &pools, &synthetic_roads, &mut self.used_ids);
+            idents.push(ident);
+        }
+        idents
+    }
+
+    /// Encode a count point's location values into `location_text`.
+    fn encode_location(&mut self, la: &La, ident: &Ident) -> Location {
+        let latlon = *self
+            .latlon_cache
+            .entry((ident.easting, ident.northing))
+            .or_insert_with(|| grid::en_to_latlon(ident.easting as f64, ident.northing as f64));
+        let mut location = [EncodedCell::default(); LOCATION_FIELDS];
+        let mut value = Vec::new();
+        for (i, &(field, _)) in LocationField::ALL.iter().enumerate() {
+            if i > 0 {
+                self.location_text.push(b',');
+            }
+            value.clear();
+            push_location_value(&mut value, field, la, ident, latlon);
+            let start = self.location_text.len();
+            push_text(&mut self.location_text, &value, Quote::AsNeeded);
+            location[field as usize] = EncodedCell {
+                start,
+                end: self.location_text.len(),
+                quoted: needs_quotes(&value),
+            };
+        }
+        location
+    }
+}
+
+/// A location value as text, unquoted: numbers as the national files write them (lat/lon with
+/// 8 decimals, link lengths with 2, empty where a minor road has none).
+fn push_location_value(
+    buf: &mut Vec<u8>,
+    field: LocationField,
+    la: &La,
+    ident: &Ident,
+    (lat, lon): (f64, f64),
+) {
+    let text = |buf: &mut Vec<u8>, s: &str| buf.extend_from_slice(s.as_bytes());
+    match field {
+        LocationField::RegionId => push_u64(buf, la.region_id.into()),
+        LocationField::RegionName => text(buf, la.region_name),
+        LocationField::RegionOnsCode => text(buf, la.region_code),
+        LocationField::LocalAuthorityId => push_u64(buf, la.id.into()),
+        LocationField::LocalAuthorityName => text(buf, la.name),
+        LocationField::LocalAuthorityCode => text(buf, la.code),
+        LocationField::RoadName => text(buf, &ident.road),
+        LocationField::RoadCategory => text(buf, &ident.category),
+        LocationField::RoadType => text(buf, if ident.major { "Major" } else { "Minor" }),
+        LocationField::StartJunctionRoadName => text(buf, &ident.start_j),
+        LocationField::EndJunctionRoadName => text(buf, &ident.end_j),
+        LocationField::Easting => push_i64(buf, ident.easting),
+        LocationField::Northing => push_i64(buf, ident.northing),
+        LocationField::Latitude => text(buf, &format!("{lat:.8}")),
+        LocationField::Longitude => text(buf, &format!("{lon:.8}")),
+        LocationField::LinkLengthKm => {
+            if let Some(km) = ident.km {
+                text(buf, &format!("{km:.2}"));
+            }
+        }
+        LocationField::LinkLengthMiles => {
+            if let Some(km) = ident.km {
+                text(buf, &format!("{:.2}", miles_of_km(km)));
+            }
+        }
+    }
+}
+
+/// Miles to two decimals, as DfT derives them from kilometres.
+fn miles_of_km(km: f64) -> f64 {
+    (km * 0.621_371 * 100.0 + 0.5).floor() / 100.0
 }
 
 /// Motorways and A-road number zones by region id.
@@ -1262,337 +2309,6 @@ fn short_place(la_name: &str) -> &str {
     la_name.split(',').next().unwrap_or(la_name).trim()
 }
 
-struct LaPools {
-    majors: Vec<(String, String)>,
-    minors: Vec<(String, String)>,
-    junctions: Vec<String>,
-}
-
-fn build_model(seed: &Seed, opts: &SynthOptions) -> Result<Model, SynthError> {
-    let (y0, y1) = opts.years;
-    if y0 > y1 || y0 < 1990 || y1 > 2100 {
-        return Err(SynthError::Option(format!("bad year range {y0}-{y1}")));
-    }
-    if !(opts.scale.is_finite() && opts.scale >= 0.0) {
-        return Err(SynthError::Option(format!("bad scale {}", opts.scale)));
-    }
-    let s = opts.seed;
-
-    // identities by LA, in seed order
-    let mut ident_by_la: HashMap<u32, Vec<Ident>> = HashMap::new();
-    let mut used_ids: HashSet<u32> = HashSet::new();
-    for r in &seed.ident {
-        used_ids.insert(r.1);
-        ident_by_la.entry(r.0).or_default().push(Ident {
-            id: r.1,
-            road: r.2.clone(),
-            category: r.4.clone(),
-            major: r.3 == "Major",
-            start_j: r.5.clone().unwrap_or_default(),
-            end_j: r.6.clone().unwrap_or_default(),
-            easting: r.7.round() as i64,
-            northing: r.8.round() as i64,
-            km: r.9,
-        });
-    }
-
-    // LAs with their geography
-    let las: Vec<La> = seed
-        .las
-        .iter()
-        .map(|l| {
-            let region = &seed.regions[&l.3.to_string()];
-            let idents = ident_by_la.get(&l.0).map(|v| v.as_slice()).unwrap_or(&[]);
-            let (centre, sigma) = if idents.len() >= 5 {
-                let n = idents.len() as f64;
-                let me = idents.iter().map(|i| i.easting as f64).sum::<f64>() / n;
-                let mn = idents.iter().map(|i| i.northing as f64).sum::<f64>() / n;
-                let var = idents
-                    .iter()
-                    .map(|i| {
-                        let (de, dn) = (i.easting as f64 - me, i.northing as f64 - mn);
-                        de * de + dn * dn
-                    })
-                    .sum::<f64>()
-                    / (2.0 * n);
-                ((me, mn), var.sqrt().max(500.0))
-            } else {
-                (grid::latlon_to_en(l.4, l.5), 750.0 * l.6.max(1.0))
-            };
-            La {
-                id: l.0,
-                name: &l.1,
-                code: &l.2,
-                region_id: l.3,
-                region_name: &region.0,
-                region_code: &region.1,
-                centre,
-                sigma,
-                weight: l.6.max(0.0),
-            }
-        })
-        .collect();
-
-    // count points per LA at full size: the real identities where there are more of them than
-    // the LA's weighted share, the weighted share of the rest elsewhere
-    let n_ident: Vec<f64> = las
-        .iter()
-        .map(|l| ident_by_la.get(&l.id).map_or(0, |v| v.len()) as f64)
-        .collect();
-    let mut fixed = vec![false; las.len()];
-    let mut base = vec![0f64; las.len()];
-    for _ in 0..20 {
-        let fixed_total: f64 = (0..las.len())
-            .filter(|&i| fixed[i])
-            .map(|i| n_ident[i])
-            .sum();
-        let free_weight: f64 = (0..las.len())
-            .filter(|&i| !fixed[i])
-            .map(|i| las[i].weight)
-            .sum();
-        let rest = (FULL_COUNT_POINTS as f64 - fixed_total).max(0.0);
-        let mut changed = false;
-        for i in 0..las.len() {
-            if fixed[i] {
-                base[i] = n_ident[i];
-            } else {
-                base[i] = if free_weight > 0.0 {
-                    rest * las[i].weight / free_weight
-                } else {
-                    0.0
-                };
-                if n_ident[i] > base[i] {
-                    fixed[i] = true;
-                    changed = true;
-                }
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-
-    let selected: Vec<bool> = las
-        .iter()
-        .map(|l| {
-            opts.regions
-                .as_ref()
-                .is_none_or(|rs| rs.contains(&l.region_id))
-        })
-        .collect();
-    if !selected.iter().any(|&x| x) {
-        return Err(SynthError::Option(
-            "no local authority in the selected regions".into(),
-        ));
-    }
-    let sel_base: f64 = (0..las.len())
-        .filter(|&i| selected[i])
-        .map(|i| base[i])
-        .sum();
-    let total = match opts.count_points {
-        Some(n) => n,
-        None => (sel_base * opts.scale).round() as usize,
-    };
-    // systematic sampling: exact total, each LA within one of its quota
-    let mut alloc = vec![0usize; las.len()];
-    {
-        let mut r = Rng::keyed(s, 0, 0, KEY_ALLOC);
-        let u = r.f64();
-        let mut cum = 0.0;
-        for i in 0..las.len() {
-            if !selected[i] || sel_base <= 0.0 {
-                continue;
-            }
-            let q = base[i] * total as f64 / sel_base;
-            let a = (cum + u).floor();
-            cum += q;
-            let b = (cum + u).floor();
-            alloc[i] = (b - a).max(0.0) as usize;
-        }
-        // float drift: fix the total on the largest LA
-        let got: usize = alloc.iter().sum();
-        if got != total {
-            let big = (0..las.len())
-                .filter(|&i| selected[i])
-                .max_by(|&a, &b| base[a].total_cmp(&base[b]).then(b.cmp(&a)))
-                .unwrap_or(0);
-            alloc[big] = (alloc[big] + total).saturating_sub(got);
-        }
-    }
-
-    // pools of real names per LA
-    let pools: Vec<LaPools> = las
-        .iter()
-        .map(|l| {
-            let idents = ident_by_la.get(&l.id).map(|v| v.as_slice()).unwrap_or(&[]);
-            LaPools {
-                majors: idents
-                    .iter()
-                    .filter(|i| i.major)
-                    .map(|i| (i.road.clone(), i.category.clone()))
-                    .collect(),
-                minors: idents
-                    .iter()
-                    .filter(|i| !i.major)
-                    .map(|i| (i.road.clone(), i.category.clone()))
-                    .collect(),
-                junctions: idents
-                    .iter()
-                    .filter(|i| i.major && !i.road.starts_with('M'))
-                    .flat_map(|i| [i.start_j.clone(), i.end_j.clone()])
-                    .filter(|j| !j.is_empty())
-                    .collect(),
-            }
-        })
-        .collect();
-
-    let mut shapes: [Vec<Shape>; 4] = Default::default();
-    for (class, hours) in &seed.hourly {
-        let Some(ci) = CLASSES.iter().position(|c| c == class) else {
-            continue;
-        };
-        let motor: Vec<f64> = hours.iter().map(|h| h[1..].iter().sum()).collect();
-        let motor_total: f64 = motor.iter().sum();
-        if motor_total <= 0.0 {
-            continue;
-        }
-        let mut shape = [[0f64; NV]; 12];
-        for k in 0..NV {
-            let col: f64 = hours.iter().map(|h| h[k]).sum();
-            for h in 0..12 {
-                shape[h][k] = if col >= 12.0 {
-                    hours[h][k] / col
-                } else {
-                    motor[h] / motor_total
-                };
-            }
-        }
-        shapes[ci].push(shape);
-    }
-    let mut flows: [Vec<[f64; NV]>; 4] = Default::default();
-    for f in &seed.flows {
-        let Some(ci) = CLASSES.iter().position(|c| *c == f.0) else {
-            continue;
-        };
-        let year = &f.1;
-        let v = [f.2, f.3, f.4, f.5, f.6, f.7, f.8, f.9, f.10, f.11, f.12];
-        let mut b = [0f64; NV];
-        for k in 0..NV {
-            b[k] = v[k].max(0.0) / trend(TREND_GROUP[k], *year);
-        }
-        flows[ci].push(b);
-    }
-    if shapes.iter().any(|s| s.is_empty()) || flows.iter().any(|f| f.is_empty()) {
-        return Err(SynthError::Seed {
-            path: opts.seed_path.clone(),
-            msg: "empty templates for a road class".into(),
-        });
-    }
-
-    let mut cps = Vec::with_capacity(total);
-    let mut loc = Vec::with_capacity(total * 160);
-    let mut latlon_cache: HashMap<(i64, i64), (f64, f64)> = HashMap::new();
-    for (li, la) in las.iter().enumerate() {
-        let n = alloc[li];
-        if n == 0 {
-            continue;
-        }
-        let mut r = Rng::keyed(s, la.id as u64, 0, KEY_LA);
-        // real identities first, in a shuffled order
-        let mut real: Vec<&Ident> = ident_by_la
-            .get(&la.id)
-            .map(|v| v.iter().collect())
-            .unwrap_or_default();
-        for i in (1..real.len()).rev() {
-            let j = r.below(i as u64 + 1) as usize;
-            real.swap(i, j);
-        }
-        let take = n.min(real.len());
-        let mut idents: Vec<Ident> = real[..take]
-            .iter()
-            .map(|i| Ident {
-                id: i.id,
-                road: i.road.clone(),
-                category: i.category.clone(),
-                major: i.major,
-                start_j: i.start_j.clone(),
-                end_j: i.end_j.clone(),
-                easting: i.easting,
-                northing: i.northing,
-                km: i.km,
-            })
-            .collect();
-        let synthetic_roads = synthetic_road_set(&mut r, la);
-        for _ in take..n {
-            idents.push(synthetic_ident(
-                &mut r,
-                la,
-                &pools[li],
-                &synthetic_roads,
-                &mut used_ids,
-            ));
-        }
-        for mut ident in idents {
-            if ident.major && ident.km.is_none() {
-                let motorway = ident.category == "TM" || ident.category == "PM";
-                ident.km = Some(link_km(&mut r, motorway));
-            }
-            let start = loc.len();
-            let (lat, lon) = *latlon_cache
-                .entry((ident.easting, ident.northing))
-                .or_insert_with(|| grid::en_to_latlon(ident.easting as f64, ident.northing as f64));
-            push_loc(&mut loc, la, &ident, lat, lon);
-            let mut cp = make_count_point(s, &ident, (y0, y1), &flows);
-            cp.loc = start..loc.len();
-            cps.push(cp);
-        }
-    }
-    cps.sort_by_key(|c| c.id);
-
-    Ok(Model {
-        seed: s,
-        years: (y0, y1),
-        cps,
-        loc,
-        shapes,
-    })
-}
-
-fn push_loc(buf: &mut Vec<u8>, la: &La, id: &Ident, lat: f64, lon: f64) {
-    use std::io::Write as _;
-    push_u64(buf, la.region_id as u64);
-    buf.push(b',');
-    push_text(buf, la.region_name);
-    buf.push(b',');
-    push_text(buf, la.region_code);
-    buf.push(b',');
-    push_u64(buf, la.id as u64);
-    buf.push(b',');
-    push_text(buf, la.name);
-    buf.push(b',');
-    push_text(buf, la.code);
-    buf.push(b',');
-    push_text(buf, &id.road);
-    buf.push(b',');
-    push_text(buf, &id.category);
-    buf.push(b',');
-    buf.extend_from_slice(if id.major { b"Major," } else { b"Minor," });
-    push_text(buf, &id.start_j);
-    buf.push(b',');
-    push_text(buf, &id.end_j);
-    buf.push(b',');
-    push_i64(buf, id.easting);
-    buf.push(b',');
-    push_i64(buf, id.northing);
-    let _ = write!(buf, ",{lat:.8},{lon:.8},");
-    if let Some(km) = id.km {
-        let miles = (km * 0.621_371 * 100.0 + 0.5).floor() / 100.0;
-        let _ = write!(buf, "{km:.2},{miles:.2}");
-    } else {
-        buf.push(b',');
-    }
-}
-
 /// Roads of an LA without enough real identities: (name, category).
 fn synthetic_road_set(r: &mut Rng, la: &La) -> Vec<(String, String)> {
     let (motorways, zones) = region_roads(la.region_id);
@@ -1642,6 +2358,8 @@ fn fresh_id(r: &mut Rng, major: bool, used: &mut HashSet<u32>) -> u32 {
     }
 }
 
+/// A count point made up for an LA that has too few real ones: on one of the LA's real roads
+/// where it has enough of them, else on a synthetic road of the LA.
 fn synthetic_ident(
     r: &mut Rng,
     la: &La,
@@ -1653,27 +2371,9 @@ fn synthetic_ident(
     // 62% minor, so that with the (43% minor) real identities about 60% of the release is minor
     let major = r.chance(0.38);
     let id = fresh_id(r, major, used);
-    let de = r.normal().clamp(-2.5, 2.5) * la.sigma;
-    let dn = r.normal().clamp(-2.5, 2.5) * la.sigma;
-    let mut e = (la.centre.0 + de).clamp(60_000.0, 660_000.0);
-    let mut n = (la.centre.1 + dn).clamp(5_000.0, 1_220_000.0);
-    let round_to = if major {
-        *r.pick(&[100.0, 100.0, 10.0, 1.0])
-    } else {
-        *r.pick(&[1.0, 1.0, 1.0, 10.0])
-    };
-    e = (e / round_to + 0.5).floor() * round_to;
-    n = (n / round_to + 0.5).floor() * round_to;
+    let (easting, northing) = synthetic_position(r, &la.spread, major);
     if !major {
-        let (road, category) = if pools.minors.len() >= 3 && r.chance(0.7) {
-            r.pick(&pools.minors).clone()
-        } else if r.chance(0.2) {
-            (road_number(r, 'B', zones, 4), "MB".to_string())
-        } else if r.chance(0.25) {
-            ("C".to_string(), "MCU".to_string())
-        } else {
-            ("U".to_string(), "MCU".to_string())
-        };
+        let (road, category) = minor_road(r, pools, zones);
         return Ident {
             id,
             road,
@@ -1681,41 +2381,15 @@ fn synthetic_ident(
             major,
             start_j: String::new(),
             end_j: String::new(),
-            easting: e as i64,
-            northing: n as i64,
+            easting,
+            northing,
             km: None,
         };
     }
-    let (road, category) = if pools.majors.len() >= 3 && r.chance(0.8) {
-        r.pick(&pools.majors).clone()
-    } else {
-        let w: Vec<f64> = roads
-            .iter()
-            .map(|(_, c)| match c.as_str() {
-                "TM" => 0.08,
-                "PM" => 0.01,
-                "TA" => 0.08,
-                _ => 0.10,
-            })
-            .collect();
-        roads[r.weighted(&w)].clone()
-    };
-    let motorway = category == "TM" || category == "PM";
-    let (start_j, end_j, km) = if motorway {
-        let j = r.range(1, 40);
-        let mut a = j.to_string();
-        let mut b = (j + 1).to_string();
-        if r.chance(0.05) {
-            a.push('A');
-        }
-        if r.chance(0.08) {
-            if r.chance(0.5) {
-                a = "LA Boundary".into();
-            } else {
-                b = "LA Boundary".into();
-            }
-        }
-        (a, b, link_km(r, true))
+    let (road, category) = major_road(r, pools, roads);
+    let motorway = is_motorway(&category);
+    let (start_j, end_j) = if motorway {
+        motorway_junctions(r)
     } else {
         let a_roads: Vec<&str> = if pools.majors.len() >= 3 {
             &pools.majors[..]
@@ -1726,25 +2400,7 @@ fn synthetic_ident(
         .map(|(n, _)| n.as_str())
         .filter(|n| n.starts_with('A') && *n != road)
         .collect();
-        let junction = |r: &mut Rng| -> String {
-            match r.weighted(&[0.30, 0.12, 0.10, 0.30, 0.06, 0.02, 0.10]) {
-                0 if !a_roads.is_empty() => r.pick(&a_roads).to_string(),
-                0 => road_number(r, 'A', zones, 2),
-                1 => road_number(r, 'B', zones, 4),
-                2 => "LA Boundary".into(),
-                3 => street_name(r),
-                4 => format!("{}, {}", street_name(r), short_place(la.name)),
-                5 => String::new(),
-                _ if !pools.junctions.is_empty() => r.pick(&pools.junctions).clone(),
-                _ => street_name(r),
-            }
-        };
-        let a = junction(r);
-        let mut b = junction(r);
-        if b == a && !b.is_empty() {
-            b = street_name(r);
-        }
-        (a, b, link_km(r, false))
+        road_junctions(r, la, pools, &a_roads, zones)
     };
     Ident {
         id,
@@ -1753,9 +2409,106 @@ fn synthetic_ident(
         major,
         start_j,
         end_j,
-        easting: e as i64,
-        northing: n as i64,
-        km: Some(km),
+        easting,
+        northing,
+        km: Some(link_km(r, motorway)),
+    }
+}
+
+/// (easting, northing) of a synthetic count point: scattered around the LA's centre, rounded
+/// as the real ones are (major roads mostly to 100 m, minor roads to the metre).
+fn synthetic_position(r: &mut Rng, spread: &Spread, major: bool) -> (i64, i64) {
+    let de = r.normal().clamp(-2.5, 2.5) * spread.sigma;
+    let dn = r.normal().clamp(-2.5, 2.5) * spread.sigma;
+    let mut e = (spread.centre.0 + de).clamp(60_000.0, 660_000.0);
+    let mut n = (spread.centre.1 + dn).clamp(5_000.0, 1_220_000.0);
+    let round_to = if major {
+        *r.pick(&[100.0, 100.0, 10.0, 1.0])
+    } else {
+        *r.pick(&[1.0, 1.0, 1.0, 10.0])
+    };
+    e = (e / round_to + 0.5).floor() * round_to;
+    n = (n / round_to + 0.5).floor() * round_to;
+    (e as i64, n as i64)
+}
+
+/// (name, category) of a minor road: a real one of the LA, a B road, or an unnamed C or U road.
+fn minor_road(r: &mut Rng, pools: &LaPools, zones: &[u8]) -> (String, String) {
+    if pools.minors.len() >= 3 && r.chance(0.7) {
+        r.pick(&pools.minors).clone()
+    } else if r.chance(0.2) {
+        (road_number(r, 'B', zones, 4), "MB".to_string())
+    } else if r.chance(0.25) {
+        ("C".to_string(), "MCU".to_string())
+    } else {
+        ("U".to_string(), "MCU".to_string())
+    }
+}
+
+/// (name, category) of a major road: a real one of the LA, or one of its synthetic roads.
+fn major_road(r: &mut Rng, pools: &LaPools, roads: &[(String, String)]) -> (String, String) {
+    if pools.majors.len() >= 3 && r.chance(0.8) {
+        return r.pick(&pools.majors).clone();
+    }
+    let w: Vec<f64> = roads
+        .iter()
+        .map(|(_, c)| match c.as_str() {
+            "TM" => 0.08,
+            "PM" => 0.01,
+            "TA" => 0.08,
+            _ => 0.10,
+        })
+        .collect();
+    roads[r.weighted(&w)].clone()
+}
+
+/// (start, end) of a motorway link: consecutive junction numbers, now and then an LA boundary.
+fn motorway_junctions(r: &mut Rng) -> (String, String) {
+    let j = r.range(1, 40);
+    let mut a = j.to_string();
+    let mut b = (j + 1).to_string();
+    if r.chance(0.05) {
+        a.push('A');
+    }
+    if r.chance(0.08) {
+        if r.chance(0.5) {
+            a = "LA Boundary".into();
+        } else {
+            b = "LA Boundary".into();
+        }
+    }
+    (a, b)
+}
+
+/// (start, end) of an A-road link: two different junctions.
+fn road_junctions(
+    r: &mut Rng,
+    la: &La,
+    pools: &LaPools,
+    a_roads: &[&str],
+    zones: &[u8],
+) -> (String, String) {
+    let a = junction(r, la, pools, a_roads, zones);
+    let mut b = junction(r, la, pools, a_roads, zones);
+    if b == a && !b.is_empty() {
+        b = street_name(r);
+    }
+    (a, b)
+}
+
+/// A junction of an A-road link: another A road (`a_roads`), a B road, an LA boundary, a street
+/// (some with the place, after a comma), a real junction name of the LA, or none.
+fn junction(r: &mut Rng, la: &La, pools: &LaPools, a_roads: &[&str], zones: &[u8]) -> String {
+    match r.weighted(&[0.30, 0.12, 0.10, 0.30, 0.06, 0.02, 0.10]) {
+        0 if !a_roads.is_empty() => r.pick(a_roads).to_string(),
+        0 => road_number(r, 'A', zones, 2),
+        1 => road_number(r, 'B', zones, 4),
+        2 => "LA Boundary".into(),
+        3 => street_name(r),
+        4 => format!("{}, {}", street_name(r), short_place(la.name)),
+        5 => String::new(),
+        _ if !pools.junctions.is_empty() => r.pick(&pools.junctions).clone(),
+        _ => street_name(r),
     }
 }
 
@@ -1783,88 +2536,23 @@ fn flow_class(road: &str, category: &str) -> usize {
 fn make_count_point(
     seed: u64,
     id: &Ident,
+    location: Location,
     (y0, y1): (u16, u16),
     flows: &[Vec<[f64; NV]>; 4],
 ) -> CountPoint {
     let mut r = Rng::keyed(seed, id.id as u64, 0, KEY_CP);
     let class = flow_class(&id.road, &id.category);
-    let nyears = (y1 - y0 + 1) as i64;
-
-    // active years and estimation methods
-    let (first, last) = if id.major {
-        let first = if r.chance(0.75) {
-            0
-        } else {
-            r.range(0, nyears - 1)
-        };
-        let last = if r.chance(0.85) {
-            nyears - 1
-        } else {
-            r.range(first, nyears - 1)
-        };
-        (first, last)
+    let active = active_years(&mut r, id.major, (y1 - y0 + 1) as i64);
+    let first_year = y0 + *active.start() as u16;
+    let methods = if id.major {
+        major_road_methods(&mut r, y0, active)
     } else {
-        let len = match r.weighted(&[0.35, 0.20, 0.45]) {
-            0 => 1,
-            1 => r.range(2, 3),
-            _ => r.range(7, 25),
-        }
-        .min(nyears);
-        let first = r.range(0, nyears - len);
-        (first, first + len - 1)
+        minor_road_methods(&mut r, y0, active)
     };
-    let mut methods = vec![M_NONE; (last + 1) as usize];
-    if id.major {
-        let kind = r.weighted(&[0.72, 0.16, 0.04, 0.08]);
-        let period = r.range(4, 9);
-        let phase = r.range(0, period - 1);
-        let one_count = r.range(first, last);
-        for i in first..=last {
-            let year = y0 as i64 + i;
-            let on_cycle = (year - phase).rem_euclid(period) == 0;
-            let mut m = match kind {
-                0 if on_cycle || (i == first && r.chance(0.5)) => {
-                    if r.chance(0.1) {
-                        M_DEPENDENT
-                    } else {
-                        M_MANUAL
-                    }
-                }
-                0 if i == first => M_NEARBY,
-                0 => M_PREVIOUS,
-                1 if i == one_count && r.chance(0.5) => M_MANUAL,
-                1 => M_NEARBY,
-                2 if r.chance(0.7) => M_AUTO,
-                2 => M_PREVIOUS,
-                _ if on_cycle => M_DEPENDENT,
-                _ if i == first => M_NEARBY,
-                _ => M_PREVIOUS,
-            };
-            if year == 2020 && m == M_MANUAL && r.chance(0.8) {
-                m = M_PREVIOUS;
-            }
-            methods[i as usize] = m;
-        }
-    } else {
-        for i in first..=last {
-            let year = y0 as i64 + i;
-            let mut m = if i == first || r.chance(0.75) {
-                M_MANUAL
-            } else {
-                M_PREVIOUS
-            };
-            if year == 2020 && i != first && m == M_MANUAL && r.chance(0.8) {
-                m = M_PREVIOUS;
-            }
-            methods[i as usize] = m;
-        }
-    }
-    let methods = methods.split_off(first as usize);
-
-    let dirs = match r.weighted(&[0.48, 0.42, 0.10]) {
-        0 => [b'N', b'S'],
-        1 => [b'E', b'W'],
-        _ => [b'C', 0],
+    let directions: &'static [&'static str] = match r.weighted(&[0.48, 0.42, 0.10]) {
+        0 => &["N", "S"],
+        1 => &["E", "W"],
+        _ => &["C"],
     };
     let template = r.pick(&flows[class]);
     let sigma = if id.major { 0.25 } else { 0.35 };
@@ -1875,42 +2563,150 @@ fn make_count_point(
     }
     CountPoint {
         id: id.id,
-        loc: 0..0,
+        location,
         class,
-        first_year: y0 + first as u16,
+        first_year,
         methods,
-        dirs,
+        directions,
         dir_share: 0.5 + 0.04 * r.normal(),
         base,
         slope: 0.008 * r.normal(),
     }
 }
 
+/// The years a count point has AADFs, as offsets from the first year of the release (of
+/// `nyears`): most major road count points throughout, minor ones for a year, a few years or a
+/// long stretch.
+fn active_years(r: &mut Rng, major: bool, nyears: i64) -> RangeInclusive<i64> {
+    if major {
+        let first = if r.chance(0.75) {
+            0
+        } else {
+            r.range(0, nyears - 1)
+        };
+        let last = if r.chance(0.85) {
+            nyears - 1
+        } else {
+            r.range(first, nyears - 1)
+        };
+        return first..=last;
+    }
+    let len = match r.weighted(&[0.35, 0.20, 0.45]) {
+        0 => 1,
+        1 => r.range(2, 3),
+        _ => r.range(7, 25),
+    }
+    .min(nyears);
+    let first = r.range(0, nyears - len);
+    first..=first + len - 1
+}
+
+/// The estimation method of each active year (offsets from `y0`) of a major road count point:
+/// most are counted every few years and estimated in between; some counted once, some by an
+/// automatic counter, some only through a neighbouring link.
+fn major_road_methods(r: &mut Rng, y0: u16, active: RangeInclusive<i64>) -> Vec<Method> {
+    let (first, last) = (*active.start(), *active.end());
+    let kind = r.weighted(&[0.72, 0.16, 0.04, 0.08]);
+    let period = r.range(4, 9);
+    let phase = r.range(0, period - 1);
+    let one_count = r.range(first, last);
+    active
+        .map(|i| {
+            let year = y0 as i64 + i;
+            let on_cycle = (year - phase).rem_euclid(period) == 0;
+            let m = match kind {
+                0 if on_cycle || (i == first && r.chance(0.5)) => {
+                    if r.chance(0.1) {
+                        Method::Dependent
+                    } else {
+                        Method::Manual
+                    }
+                }
+                0 if i == first => Method::Nearby,
+                0 => Method::PreviousYear,
+                1 if i == one_count && r.chance(0.5) => Method::Manual,
+                1 => Method::Nearby,
+                2 if r.chance(0.7) => Method::Automatic,
+                2 => Method::PreviousYear,
+                _ if on_cycle => Method::Dependent,
+                _ if i == first => Method::Nearby,
+                _ => Method::PreviousYear,
+            };
+            lockdown_2020(r, year, m)
+        })
+        .collect()
+}
+
+/// The estimation method of each active year (offsets from `y0`) of a minor road count point:
+/// counted the first year, then most years.
+fn minor_road_methods(r: &mut Rng, y0: u16, active: RangeInclusive<i64>) -> Vec<Method> {
+    let first = *active.start();
+    active
+        .map(|i| {
+            if i == first {
+                return Method::Manual;
+            }
+            let m = if r.chance(0.75) {
+                Method::Manual
+            } else {
+                Method::PreviousYear
+            };
+            lockdown_2020(r, y0 as i64 + i, m)
+        })
+        .collect()
+}
+
+/// Most manual counts of 2020 did not happen (lockdown): the previous year's AADF stands in.
+fn lockdown_2020(r: &mut Rng, year: i64, m: Method) -> Method {
+    if year == 2020 && m == Method::Manual && r.chance(0.8) {
+        Method::PreviousYear
+    } else {
+        m
+    }
+}
+
 // ------------------------------------------------------------------------------------------------
 // Summary tables
 
-fn in_years(y: u16, years: Option<(u16, u16)>) -> bool {
-    years.is_none_or(|(a, b)| y >= a && y <= b)
+/// Whether a row of the seed's summary tables is in the release: of its regions and its summary
+/// years.
+fn in_release(opts: &SynthOptions, region_id: u32, year: u16) -> bool {
+    opts.regions
+        .as_ref()
+        .is_none_or(|rs| rs.contains(&region_id))
+        && opts
+            .summary_years
+            .is_none_or(|(a, b)| year >= a && year <= b)
 }
 
 fn push_r(buf: &mut Vec<u8>, x: f64) {
     buf.extend_from_slice(fmt_r(x).as_bytes());
 }
 
+/// The total length of the road links of a summary row.
+#[derive(Debug, Clone, Copy)]
+struct LinkLength {
+    km: f64,
+    miles: f64,
+}
+
 /// The seed's real summary rows are made synthetic: every value is scaled by a random factor
-/// near 1 (`row` common to the row, plus a little per column) and rounded to the precision the
-/// original was published with (100,000s, integers or 2 decimals); link lengths move less, and
-/// miles are recomputed from kilometres.
-struct Perturb(Rng, f64);
+/// near 1 (`row_factor` common to the row, plus a little per column) and rounded to the
+/// precision the original was published with (100,000s, integers or 2 decimals); link lengths
+/// move less, and miles are recomputed from kilometres.
+struct Perturb {
+    rng: Rng,
+    row_factor: f64,
+}
 
 impl Perturb {
     fn new(seed: u64, table: u64, a: u64, b: u64) -> Perturb {
-        let mut r = Rng::keyed(seed, a, b, KEY_SUMMARY * 16 + table);
-        let row = 1.0 + (0.02 * r.normal()).clamp(-0.06, 0.06);
-        Perturb(r, row)
+        let mut rng = Rng::keyed(seed, a, b, KEY_SUMMARY * 16 + table);
+        let row_factor = 1.0 + (0.02 * rng.normal()).clamp(-0.06, 0.06);
+        Perturb { rng, row_factor }
     }
     fn value(&mut self, x: f64) -> f64 {
-        let y = x * self.1 * (1.0 + 0.003 * self.0.normal());
+        let y = x * self.row_factor * (1.0 + 0.003 * self.rng.normal());
         if x == 0.0 {
             0.0
         } else if x % 100_000.0 == 0.0 {
@@ -1921,95 +2717,217 @@ impl Perturb {
             (y * 100.0 + 0.5).floor() / 100.0
         }
     }
-    /// (km, miles)
-    fn lengths(&mut self, km: f64) -> (f64, f64) {
-        let km = (km * (1.0 + 0.003 * self.0.normal()) * 100.0 + 0.5).floor() / 100.0;
-        (km, (km * 0.621_371 * 100.0 + 0.5).floor() / 100.0)
+    fn link_length(&mut self, km: f64) -> LinkLength {
+        let km = (km * (1.0 + 0.003 * self.rng.normal()) * 100.0 + 0.5).floor() / 100.0;
+        LinkLength {
+            km,
+            miles: miles_of_km(km),
+        }
     }
 }
 
-fn quoted_header(cols: &str) -> String {
-    cols.split(',')
-        .map(|c| format!("\"{c}\""))
-        .collect::<Vec<_>>()
-        .join(",")
+column_enum! {
+    /// The traffic columns of the seed's summary tables, in the seed's order.
+    enum SummaryVehicle {
+        PedalCycles => "pedal_cycles",
+        TwoWheeledMotorVehicles => "two_wheeled_motor_vehicles",
+        CarsAndTaxis => "cars_and_taxis",
+        BusesAndCoaches => "buses_and_coaches",
+        Lgvs => "lgvs",
+        AllHgvs => "all_hgvs",
+        AllMotorVehicles => "all_motor_vehicles",
+    }
 }
 
+const SUMMARY_VEHICLES: usize = SummaryVehicle::ALL.len();
+
+/// A summary row's traffic (vehicle miles) by [`SummaryVehicle`]; None where its table has none.
+type SummaryTraffic = [Option<f64>; SUMMARY_VEHICLES];
+
+/// A row of one of the summary tables: a real row of the seed, perturbed. What a table's rows do
+/// not hold (an LA row's road category) is None, and a column asking for it is written empty.
+struct SummaryRow<'a> {
+    year: u16,
+    region_id: u32,
+    region: Option<&'a SeedRegion>,
+    local_authority: Option<&'a SeedLa>,
+    road_category_id: Option<u32>,
+    road_category: Option<&'a str>,
+    link_length: LinkLength,
+    traffic: SummaryTraffic,
+}
+
+impl<'a> SummaryRow<'a> {
+    /// A row of a region and year, with its link length and no traffic yet.
+    fn new(seed: &'a Seed, year: u16, region_id: u32, link_length: LinkLength) -> Self {
+        SummaryRow {
+            year,
+            region_id,
+            region: seed.region(region_id),
+            local_authority: None,
+            road_category_id: None,
+            road_category: None,
+            link_length,
+            traffic: [None; SUMMARY_VEHICLES],
+        }
+    }
+}
+
+column_enum! {
+    /// A value of a [`SummaryRow`] besides its traffic.
+    enum SummaryValue {
+        Year => "year",
+        RegionId => "region_id",
+        RegionName => "region_name",
+        RegionOnsCode => "region_ons_code",
+        LocalAuthorityId => "local_authority_id",
+        LocalAuthorityName => "local_authority_name",
+        /// The local authority table's name for its authority's code.
+        LocalAuthorityOnsCode => "ons_code",
+        RoadCategoryId => "road_category_id",
+        RoadCategory => "road_category",
+        /// The local authority table's link lengths.
+        LinkLengthKm => "link_length_km",
+        LinkLengthMiles => "link_length_miles",
+        /// The regional tables' link lengths.
+        TotalLinkLengthKm => "total_link_length_km",
+        TotalLinkLengthMiles => "total_link_length_miles",
+    }
+}
+
+/// A value of a [`SummaryRow`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SummaryField {
+    Value(SummaryValue),
+    Traffic(SummaryVehicle),
+}
+
+impl Field for SummaryField {
+    fn of_column(name: &str) -> Option<SummaryField> {
+        SummaryValue::of_column(name)
+            .map(SummaryField::Value)
+            .or_else(|| SummaryVehicle::of_column(name).map(SummaryField::Traffic))
+    }
+}
+
+impl Record for SummaryRow<'_> {
+    type Field = SummaryField;
+
+    fn push(&self, field: SummaryField, quote: Quote, buf: &mut Vec<u8>) {
+        match field {
+            SummaryField::Value(value) => self.push_value(value, quote, buf),
+            SummaryField::Traffic(vehicle) => {
+                if let Some(x) = self.traffic[vehicle as usize] {
+                    push_r(buf, x);
+                }
+            }
+        }
+    }
+}
+
+impl SummaryRow<'_> {
+    fn push_value(&self, value: SummaryValue, quote: Quote, buf: &mut Vec<u8>) {
+        let number = |buf: &mut Vec<u8>, n: Option<u32>| push_some_number(buf, n.map(u64::from));
+        let text = |buf: &mut Vec<u8>, s: Option<&str>| push_some_text(buf, s, quote);
+        let la = self.local_authority;
+        match value {
+            SummaryValue::Year => push_u64(buf, self.year.into()),
+            SummaryValue::RegionId => push_u64(buf, self.region_id.into()),
+            SummaryValue::RegionName => text(buf, self.region.map(|r| r.name.as_str())),
+            SummaryValue::RegionOnsCode => text(buf, self.region.map(|r| r.ons_code.as_str())),
+            SummaryValue::LocalAuthorityId => number(buf, la.map(|la| la.id)),
+            SummaryValue::LocalAuthorityName => text(buf, la.map(|la| la.name.as_str())),
+            SummaryValue::LocalAuthorityOnsCode => text(buf, la.map(|la| la.ons_code.as_str())),
+            SummaryValue::RoadCategoryId => number(buf, self.road_category_id),
+            SummaryValue::RoadCategory => text(buf, self.road_category),
+            SummaryValue::LinkLengthKm | SummaryValue::TotalLinkLengthKm => {
+                push_r(buf, self.link_length.km)
+            }
+            SummaryValue::LinkLengthMiles | SummaryValue::TotalLinkLengthMiles => {
+                push_r(buf, self.link_length.miles)
+            }
+        }
+    }
+}
+
+/// The summary tables, in a fixed order: the seed's rows in the release, made synthetic.
 fn write_summaries(seed: &Seed, opts: &SynthOptions) -> Result<Vec<FileSummary>, SynthError> {
-    let dir = &opts.out_dir;
-    let region_ok = |id: u32| opts.regions.as_ref().is_none_or(|rs| rs.contains(&id));
-    let region = |id: u32| {
-        seed.regions
-            .get(&id.to_string())
-            .map(|(n, c)| (n.as_str(), c.as_str()))
-            .unwrap_or(("", ""))
-    };
-    let las: HashMap<u32, &LaRow> = seed.las.iter().map(|l| (l.0, l)).collect();
-    let mut out = Vec::new();
+    let las: HashMap<u32, &SeedLa> = seed.las.iter().map(|l| (l.id, l)).collect();
+    let la_traffic = seed.la_traffic.iter().filter_map(|row| {
+        let la = las.get(&row.la_id)?;
+        in_release(opts, la.region_id, row.year).then(|| la_traffic_row(seed, opts.seed, la, row))
+    });
+    let by_vehicle = (seed.region_vehicle.iter())
+        .filter(|row| in_release(opts, row.region_id, row.year))
+        .map(|row| region_vehicle_row(seed, opts.seed, row));
+    let by_road = (seed.region_road.iter())
+        .filter(|row| in_release(opts, row.region_id, row.year))
+        .map(|row| region_road_row(seed, opts.seed, row));
+    Ok(vec![
+        write_summary_table(opts, &LOCAL_AUTHORITY_TRAFFIC, la_traffic)?,
+        write_summary_table(opts, &REGION_TRAFFIC_BY_VEHICLE_TYPE, by_vehicle)?,
+        write_summary_table(opts, &REGION_TRAFFIC_BY_ROAD_TYPE, by_road)?,
+    ])
+}
 
-    let mut f = Out::create(dir, LA_FILE, &quoted_header("local_authority_id,local_authority_name,local_authority_code,year,link_length_km,link_length_miles,cars_and_taxis,all_motor_vehicles"))?;
-    for row in &seed.la_traffic {
-        let Some(la) = las.get(&row.0) else { continue };
-        if !region_ok(la.3) || !in_years(row.1, opts.summary_years) {
-            continue;
-        }
-        let b = &mut f.buf;
-        push_u64(b, row.0 as u64);
-        b.push(b',');
-        push_quoted(b, &la.1);
-        b.push(b',');
-        push_quoted(b, &la.2);
-        b.push(b',');
-        push_u64(b, row.1 as u64);
-        let mut p = Perturb::new(opts.seed, 1, row.0 as u64, row.1 as u64);
-        let (km, miles) = p.lengths(row.2);
-        for x in [km, miles, p.value(row.4), p.value(row.5)] {
-            b.push(b',');
-            push_r(b, x);
-        }
-        f.end_row()?;
+fn write_summary_table<'a>(
+    opts: &SynthOptions,
+    dataset: &'static Dataset,
+    rows: impl Iterator<Item = SummaryRow<'a>>,
+) -> Result<FileSummary, SynthError> {
+    let mut f = CsvFile::create(&opts.out_dir, dataset)?;
+    for row in rows {
+        f.write(&row)?;
     }
-    out.push(f.finish()?);
+    f.finish()
+}
 
-    let mut f = Out::create(dir, REGION_VEHICLE_FILE, &quoted_header("year,region_id,region_name,region_ons_code,link_length_km,link_length_miles,pedal_cycles,two_wheeled_motor_vehicles,cars_and_taxis,buses_and_coaches,LGVs,all_HGVs,all_motor_vehicles"))?;
-    for row in &seed.region_vehicle {
-        if !region_ok(row.1) || !in_years(row.0, opts.summary_years) {
-            continue;
-        }
-        let b = &mut f.buf;
-        push_year_region(b, row.0, row.1, region(row.1));
-        let mut p = Perturb::new(opts.seed, 2, row.1 as u64, row.0 as u64);
-        let (km, miles) = p.lengths(row.2);
-        let v = [row.4, row.5, row.6, row.7, row.8, row.9, row.10].map(|x| p.value(x));
-        for x in [km, miles].iter().chain(&v) {
-            b.push(b',');
-            push_r(b, *x);
-        }
-        f.end_row()?;
+/// An LA's traffic in a year, made synthetic.
+fn la_traffic_row<'a>(
+    seed: &'a Seed,
+    prng_seed: u64,
+    la: &'a SeedLa,
+    row: &SeedLaTraffic,
+) -> SummaryRow<'a> {
+    let mut p = Perturb::new(prng_seed, 1, row.la_id as u64, row.year as u64);
+    let link_length = p.link_length(row.link_length_km);
+    let mut traffic = [None; SUMMARY_VEHICLES];
+    traffic[SummaryVehicle::CarsAndTaxis as usize] = Some(p.value(row.cars_and_taxis));
+    traffic[SummaryVehicle::AllMotorVehicles as usize] = Some(p.value(row.all_motor_vehicles));
+    SummaryRow {
+        local_authority: Some(la),
+        traffic,
+        ..SummaryRow::new(seed, row.year, la.region_id, link_length)
     }
-    out.push(f.finish()?);
+}
 
-    let mut f = Out::create(dir, REGION_ROAD_FILE, &quoted_header("year,region_id,region_name,region_ons_code,road_category_id,road_category_name,link_length_km,link_length_miles,all_motor_vehicles"))?;
-    for row in &seed.region_road {
-        if !region_ok(row.1) || !in_years(row.0, opts.summary_years) {
-            continue;
-        }
-        let b = &mut f.buf;
-        push_year_region(b, row.0, row.1, region(row.1));
-        b.push(b',');
-        push_u64(b, row.2 as u64);
-        b.push(b',');
-        push_quoted(b, &row.3);
-        let mut p = Perturb::new(opts.seed, 3, row.1 as u64 * 16 + row.2 as u64, row.0 as u64);
-        let (km, miles) = p.lengths(row.4);
-        for x in [km, miles, p.value(row.6)] {
-            b.push(b',');
-            push_r(b, x);
-        }
-        f.end_row()?;
+/// A region's traffic by vehicle type in a year, made synthetic.
+fn region_vehicle_row<'a>(
+    seed: &'a Seed,
+    prng_seed: u64,
+    row: &SeedRegionVehicle,
+) -> SummaryRow<'a> {
+    let mut p = Perturb::new(prng_seed, 2, row.region_id as u64, row.year as u64);
+    let link_length = p.link_length(row.link_length_km);
+    SummaryRow {
+        traffic: row.traffic().map(|x| Some(p.value(x))),
+        ..SummaryRow::new(seed, row.year, row.region_id, link_length)
     }
-    out.push(f.finish()?);
-    Ok(out)
+}
+
+/// A region's traffic on a road category in a year, made synthetic.
+fn region_road_row<'a>(seed: &'a Seed, prng_seed: u64, row: &'a SeedRegionRoad) -> SummaryRow<'a> {
+    let key = row.region_id as u64 * 16 + row.road_category_id as u64;
+    let mut p = Perturb::new(prng_seed, 3, key, row.year as u64);
+    let link_length = p.link_length(row.link_length_km);
+    let mut traffic = [None; SUMMARY_VEHICLES];
+    traffic[SummaryVehicle::AllMotorVehicles as usize] = Some(p.value(row.all_motor_vehicles));
+    SummaryRow {
+        road_category_id: Some(row.road_category_id),
+        road_category: Some(&row.road_category),
+        traffic,
+        ..SummaryRow::new(seed, row.year, row.region_id, link_length)
+    }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -2028,31 +2946,24 @@ pub fn generate(opts: &SynthOptions) -> Result<SynthSummary, SynthError> {
         model.years.1
     );
 
-    let aadf_header = format!("count_point_id,year,{LOC_HEADER},estimation_method,estimation_method_detailed,{VEH_HEADER}");
-    let dir_header = format!("count_point_id,year,{LOC_HEADER},estimation_method,estimation_method_detailed,direction_of_travel,{VEH_HEADER}");
-    let raw_header = format!(
-        "count_point_id,direction_of_travel,year,count_date,hour,{LOC_HEADER},{VEH_HEADER}"
-    );
-    let cp_header = format!("count_point_id,aadf_year,{LOC_HEADER}");
-
-    let mut aadf = Out::create(dir, AADF_FILE, &aadf_header)?;
-    let mut bydir = Out::create(dir, AADF_DIR_FILE, &dir_header)?;
-    let mut raw = Out::create(dir, RAW_FILE, &raw_header)?;
-    let mut cpf = Out::create(dir, COUNT_POINTS_FILE, &cp_header)?;
+    let mut aadf = CsvFile::create(dir, &AADF)?;
+    let mut by_direction = CsvFile::create(dir, &AADF_BY_DIRECTION)?;
+    let mut raw = CsvFile::create(dir, &RAW_COUNTS)?;
+    let mut count_points = CsvFile::create(dir, &COUNT_POINTS)?;
 
     let model = &model;
     let (aadf_res, raw_res, rest) = std::thread::scope(|sc| {
         let t_aadf = sc.spawn(move || -> Result<(FileSummary, FileSummary), SynthError> {
-            model.write_aadf(&mut aadf, &mut bydir)?;
-            Ok((aadf.finish()?, bydir.finish()?))
+            model.write_aadf(&mut aadf, &mut by_direction)?;
+            Ok((aadf.finish()?, by_direction.finish()?))
         });
         let t_raw = sc.spawn(move || -> Result<FileSummary, SynthError> {
             model.write_raw(&mut raw)?;
             raw.finish()
         });
         let rest = (|| -> Result<(FileSummary, Vec<FileSummary>), SynthError> {
-            model.write_count_points(&mut cpf)?;
-            Ok((cpf.finish()?, write_summaries(&seed, opts)?))
+            model.write_count_points(&mut count_points)?;
+            Ok((count_points.finish()?, write_summaries(&seed, opts)?))
         })();
         (t_aadf.join(), t_raw.join(), rest)
     });
@@ -2069,15 +2980,26 @@ pub fn generate(opts: &SynthOptions) -> Result<SynthSummary, SynthError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use csv::StringRecord;
+    use roadtraffic_catalog::VEHICLES;
 
+    /// The crate is `bench/synth` of the repository; `shared` is beside the repository.
+    const REPOSITORY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
+    /// The seed file beside the repository, when it is there. Without it a test says on stderr
+    /// that it skips; with `ROADTRAFFIC_REQUIRE_SHARED=1` (CI) it fails instead.
     fn seed_path() -> Option<PathBuf> {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/synth_seed.json.gz");
-        if p.exists() {
-            Some(p)
-        } else {
-            eprintln!("skipping: {} not found", p.display());
-            None
+        let p = Path::new(REPOSITORY).join("../shared/data/synth_seed.json.gz");
+        let required = std::env::var("ROADTRAFFIC_REQUIRE_SHARED").is_ok_and(|v| v == "1");
+        assert!(p.exists() || !required, "{} is absent", p.display());
+        if !p.exists() {
+            eprintln!("skipped: {} is absent", p.display());
         }
+        p.exists().then_some(p)
+    }
+
+    fn file_name(dataset: &'static Dataset) -> &'static str {
+        national_file(dataset).name
     }
 
     #[test]
@@ -2097,18 +3019,14 @@ mod tests {
     #[test]
     fn quoting() {
         let mut b = Vec::new();
-        push_text(&mut b, "Leeds");
-        b.push(b'|');
-        push_text(&mut b, "East of England");
-        b.push(b'|');
-        push_text(&mut b, "Bristol, City of");
-        b.push(b'|');
-        push_text(&mut b, "a\"b");
-        b.push(b'|');
-        push_text(&mut b, "");
+        for text in ["Leeds", "East of England", "Bristol, City of", "a\"b", ""] {
+            push_text(&mut b, text.as_bytes(), Quote::AsNeeded);
+            b.push(b'|');
+        }
+        push_text(&mut b, b"Leeds", Quote::Always);
         assert_eq!(
             String::from_utf8(b).unwrap(),
-            "Leeds|\"East of England\"|\"Bristol, City of\"|\"a\"\"b\"|"
+            "Leeds|\"East of England\"|\"Bristol, City of\"|\"a\"\"b\"||\"Leeds\""
         );
     }
 
@@ -2158,6 +3076,96 @@ mod tests {
         assert_eq!(weekday(2000, 1, 1), 5);
     }
 
+    #[test]
+    fn totals_are_computed_after_the_totals_they_sum() {
+        for (i, total) in TOTALS.iter().enumerate() {
+            for part in total.parts {
+                if let Some(t) = TOTALS.iter().position(|t| t.total == *part) {
+                    assert!(
+                        t < i,
+                        "{} is a part of {} listed before it",
+                        part,
+                        total.total
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_column_without_a_value_is_written_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("with_a_new_vehicle.csv");
+        // a vehicle class the generator does not model, as it would be added to the catalogue
+        let lgvs = AADF.column("lgvs").unwrap();
+        let new_vehicle = Column {
+            name: "e_scooters",
+            published: "e_scooters",
+            ..*lgvs
+        };
+        let count_point_id = AADF.column("count_point_id").unwrap();
+        let columns = [count_point_id]
+            .into_iter()
+            .chain(VEHICLES)
+            .chain([&new_vehicle]);
+        let mut file = CsvFile::with_columns(&path, columns, false).unwrap();
+        let point = CountPoint {
+            id: 7,
+            location: [EncodedCell::default(); LOCATION_FIELDS],
+            class: CLASS_A,
+            first_year: 2024,
+            methods: vec![Method::Manual],
+            directions: &["C"],
+            dir_share: 0.5,
+            base: [0.0; NV],
+            slope: 0.0,
+        };
+        let vehicles = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+        let counts = TotalsRule::from_catalogue().counts(vehicles, &mut Rng(0), 0.0);
+        let without_counts = CountRow::of(&point, &[]);
+        file.write(&CountRow {
+            counts: Some(&counts),
+            ..without_counts
+        })
+        .unwrap();
+        file.write(&without_counts).unwrap();
+        file.finish().unwrap();
+        let written = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = written.lines().collect();
+        assert!(lines[0].starts_with("count_point_id,pedal_cycles,"));
+        assert!(lines[0].ends_with(",all_HGVs,all_motor_vehicles,e_scooters"));
+        assert_eq!(lines[1], "7,1,2,3,4,5,6,7,8,9,10,11,51,65,");
+        assert_eq!(lines[2], format!("7{}", ",".repeat(14)));
+    }
+
+    #[test]
+    fn every_column_of_the_catalogue_has_a_value() {
+        for dataset in [
+            &LOCAL_AUTHORITY_TRAFFIC,
+            &REGION_TRAFFIC_BY_VEHICLE_TYPE,
+            &REGION_TRAFFIC_BY_ROAD_TYPE,
+        ] {
+            for column in national_columns(dataset) {
+                assert!(
+                    SummaryField::of_column(column.name).is_some(),
+                    "{}.{}",
+                    dataset.table,
+                    column.name
+                );
+            }
+        }
+        for dataset in [&AADF, &AADF_BY_DIRECTION, &RAW_COUNTS, &COUNT_POINTS] {
+            for column in national_columns(dataset) {
+                assert!(
+                    CountField::of_column(column.name).is_some(),
+                    "{}.{}",
+                    dataset.table,
+                    column.name
+                );
+            }
+        }
+    }
+
     fn read_all(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         let mut m = BTreeMap::new();
         for e in std::fs::read_dir(dir).unwrap() {
@@ -2170,11 +3178,72 @@ mod tests {
         m
     }
 
-    fn records(bytes: &[u8]) -> (csv::StringRecord, Vec<csv::StringRecord>) {
-        let mut r = csv::ReaderBuilder::new().from_reader(bytes);
-        let h = r.headers().unwrap().clone();
-        let rows = r.records().map(|x| x.unwrap()).collect();
-        (h, rows)
+    /// A generated file read back, its columns found by catalogue name.
+    struct Table {
+        dataset: &'static Dataset,
+        header: StringRecord,
+        rows: Vec<StringRecord>,
+    }
+
+    impl Table {
+        fn read(files: &BTreeMap<String, Vec<u8>>, dataset: &'static Dataset) -> Table {
+            let mut r = csv::ReaderBuilder::new().from_reader(&files[file_name(dataset)][..]);
+            let header = r.headers().unwrap().clone();
+            let rows = r.records().map(|x| x.unwrap()).collect();
+            Table {
+                dataset,
+                header,
+                rows,
+            }
+        }
+
+        /// The position of the column of this catalogue name.
+        fn col(&self, name: &str) -> usize {
+            let published = self.dataset.column(name).unwrap().published;
+            self.header
+                .iter()
+                .position(|h| h == published)
+                .unwrap_or_else(|| panic!("{}: no column {published}", self.dataset.table))
+        }
+
+        fn value(&self, row: &StringRecord, name: &str) -> String {
+            row[self.col(name)].to_string()
+        }
+
+        fn count(&self, row: &StringRecord, name: &str) -> i64 {
+            row[self.col(name)].parse().unwrap()
+        }
+
+        /// Whether every total of a row is the sum of its parts.
+        fn totals_add_up(&self, row: &StringRecord) -> bool {
+            self.dataset.totals().all(|total| {
+                let parts: i64 = total.parts.iter().map(|p| self.count(row, p)).sum();
+                parts == self.count(row, total.total)
+            })
+        }
+    }
+
+    #[test]
+    fn headers_are_the_published_names() {
+        let Some(seed) = seed_path() else { return };
+        let dir = tempfile::tempdir().unwrap();
+        generate(&SynthOptions::sample(&seed, dir.path())).unwrap();
+        let files = read_all(dir.path());
+        for dataset in roadtraffic_catalog::published() {
+            let names: Vec<&str> = national_columns(dataset).map(|c| c.published).collect();
+            assert_eq!(
+                Table::read(&files, dataset).header,
+                StringRecord::from(names)
+            );
+            let first_line = files[file_name(dataset)].split(|&b| b == b'\n').next();
+            let quoted = first_line.is_some_and(|line| line.starts_with(b"\""));
+            assert_eq!(
+                quoted,
+                national_file(dataset).quote_all_text,
+                "{}",
+                dataset.table
+            );
+        }
     }
 
     #[test]
@@ -2195,7 +3264,8 @@ mod tests {
         o.seed = 43;
         o.out_dir = b.path().to_path_buf();
         generate(&o).unwrap();
-        assert_ne!(fa[AADF_FILE], read_all(b.path())[AADF_FILE]);
+        let aadf = file_name(&AADF);
+        assert_ne!(fa[aadf], read_all(b.path())[aadf]);
     }
 
     #[test]
@@ -2209,177 +3279,177 @@ mod tests {
         let files = read_all(dir.path());
         for (name, bytes) in &files {
             assert!(!bytes.contains(&b'\r'), "{name} has CR");
-            assert_eq!(
-                summary
-                    .files
-                    .iter()
-                    .find(|f| &f.file_name == name)
-                    .unwrap()
-                    .bytes,
-                bytes.len() as u64
-            );
+            let written = summary.files.iter().find(|f| &f.file_name == name);
+            assert_eq!(written.unwrap().bytes, bytes.len() as u64);
         }
-        assert_eq!(summary.rows(COUNT_POINTS_FILE), Some(470));
+        assert_eq!(summary.rows(file_name(&COUNT_POINTS)), Some(470));
 
-        let las: HashMap<String, (String, String, String)> = seed
-            .las
-            .iter()
-            .map(|l| (l.0.to_string(), (l.1.clone(), l.2.clone(), l.3.to_string())))
-            .collect();
+        let cp_years = check_count_points(&Table::read(&files, &COUNT_POINTS), &seed);
+        let aadf = check_aadf(&Table::read(&files, &AADF), &cp_years);
+        check_aadf_by_direction(&Table::read(&files, &AADF_BY_DIRECTION), &aadf);
+        check_raw_counts(&Table::read(&files, &RAW_COUNTS), &aadf.manual);
+        check_summary_tables(&files, &seed);
+    }
 
-        // count points
-        let (h, cps) = records(&files[COUNT_POINTS_FILE]);
-        assert_eq!(
-            h.iter().collect::<Vec<_>>().join(","),
-            format!("count_point_id,aadf_year,{LOC_HEADER}")
-        );
-        let mut cp_year = HashMap::new();
+    /// Each count point is once, in its LA as the seed has it, about 60% on minor roads. Gives
+    /// each count point's latest AADF year.
+    fn check_count_points(t: &Table, seed: &Seed) -> HashMap<String, String> {
+        let las: HashMap<String, &SeedLa> =
+            seed.las.iter().map(|l| (l.id.to_string(), l)).collect();
+        let mut cp_years = HashMap::new();
         let mut minor = 0;
-        for r in &cps {
-            let la = &las[&r[5]];
-            assert_eq!((&la.0[..], &la.1[..], &la.2[..]), (&r[6], &r[7], &r[2]));
-            assert!(
-                cp_year.insert(r[0].to_string(), r[1].to_string()).is_none(),
-                "dup cp {}",
-                &r[0]
-            );
-            if &r[10] == "Minor" {
+        for r in &t.rows {
+            let la = las[&t.value(r, "local_authority_id")];
+            assert_eq!(t.value(r, "local_authority_name"), la.name);
+            assert_eq!(t.value(r, "local_authority_code"), la.ons_code);
+            assert_eq!(t.value(r, "region_id"), la.region_id.to_string());
+            let cp = t.value(r, "count_point_id");
+            let year = t.value(r, "aadf_year");
+            assert!(cp_years.insert(cp.clone(), year).is_none(), "dup cp {cp}");
+            if t.value(r, "road_type") == "Minor" {
                 minor += 1;
-                assert_eq!(&r[17], "");
+                assert_eq!(t.value(r, "link_length_km"), "");
             }
-            assert_eq!(r[15].split('.').nth(1).map(str::len), Some(8));
+            let latitude = t.value(r, "latitude");
+            assert_eq!(latitude.split('.').nth(1).map(str::len), Some(8));
         }
-        let minor_share = minor as f64 / cps.len() as f64;
+        let minor_share = minor as f64 / t.rows.len() as f64;
         assert!(
             (0.5..0.7).contains(&minor_share),
             "minor share {minor_share}"
         );
+        cp_years
+    }
 
-        // AADF
-        let (h, aadf) = records(&files[AADF_FILE]);
-        assert_eq!(h.len(), 34);
-        let mut keys = HashSet::new();
+    /// What the AADF file says that the other count files must agree with.
+    struct AadfFacts {
+        /// The vehicle counts by (count point, year).
+        vehicles: HashMap<(String, String), Vec<i64>>,
+        /// (count point, year) of the manual counts.
+        manual: HashSet<(String, String)>,
+    }
+
+    /// Sorted by year and count point, once each, ending at the count point's AADF year, with
+    /// about one row in five whose totals are off by rounding.
+    fn check_aadf(t: &Table, cp_years: &HashMap<String, String>) -> AadfFacts {
         let mut max_year: HashMap<String, String> = HashMap::new();
         let mut off = 0;
         let mut prev = (0u32, 0u32);
-        let mut manual = HashSet::new();
-        let mut aadf_by_key = HashMap::new();
-        for r in &aadf {
-            let key = (r[1].parse::<u32>().unwrap(), r[0].parse::<u32>().unwrap());
+        let mut facts = AadfFacts {
+            vehicles: HashMap::new(),
+            manual: HashSet::new(),
+        };
+        for r in &t.rows {
+            let (cp, year) = (t.value(r, "count_point_id"), t.value(r, "year"));
+            let key = (year.parse::<u32>().unwrap(), cp.parse::<u32>().unwrap());
             assert!(key > prev, "AADF not sorted by year, count point");
             prev = key;
-            assert!(keys.insert(key));
-            let y = max_year.entry(r[0].to_string()).or_default();
-            if y.as_str() < &r[1] {
-                *y = r[1].to_string();
+            let latest = max_year.entry(cp.clone()).or_default();
+            if *latest < year {
+                *latest = year.clone();
             }
-            let v: Vec<i64> = (21..34).map(|i| r[i].parse().unwrap()).collect();
-            let hgv: i64 = v[5..11].iter().sum();
-            if hgv != v[11] || v[1] + v[2] + v[3] + v[4] + v[11] != v[12] {
+            if !t.totals_add_up(r) {
                 off += 1;
             }
-            if &r[20] == "Manual count" {
-                assert_eq!(&r[19], "Counted");
-                manual.insert((r[0].to_string(), r[1].to_string()));
+            if t.value(r, "estimation_method_detailed") == "Manual count" {
+                assert_eq!(t.value(r, "estimation_method"), "Counted");
+                facts.manual.insert((cp.clone(), year.clone()));
             }
-            aadf_by_key.insert((r[0].to_string(), r[1].to_string()), v);
+            let vehicles = MODELLED_VEHICLES.iter().map(|v| t.count(r, v)).collect();
+            facts.vehicles.insert((cp, year), vehicles);
         }
-        assert_eq!(max_year, cp_year);
-        let off_share = off as f64 / aadf.len() as f64;
+        assert_eq!(&max_year, cp_years);
+        let off_share = off as f64 / t.rows.len() as f64;
         assert!((0.1..0.3).contains(&off_share), "off share {off_share}");
-        let per_cp = aadf.len() as f64 / cps.len() as f64;
+        let per_cp = t.rows.len() as f64 / cp_years.len() as f64;
         assert!((11.0..14.5).contains(&per_cp), "AADF rows per cp {per_cp}");
+        facts
+    }
 
-        // by direction
-        let (h, dir) = records(&files[AADF_DIR_FILE]);
-        assert_eq!(&h[21], "direction_of_travel");
+    /// Once each per direction; the directions of a year add up to its AADF, vehicle by vehicle.
+    fn check_aadf_by_direction(t: &Table, aadf: &AadfFacts) {
         let mut sums: HashMap<(String, String), Vec<i64>> = HashMap::new();
         let mut keys = HashSet::new();
-        for r in &dir {
-            assert!(keys.insert((r[0].to_string(), r[1].to_string(), r[21].to_string())));
-            let s = sums
-                .entry((r[0].to_string(), r[1].to_string()))
-                .or_insert(vec![0; 11]);
-            for k in 0..11 {
-                s[k] += r[22 + k].parse::<i64>().unwrap();
+        for r in &t.rows {
+            let key = (t.value(r, "count_point_id"), t.value(r, "year"));
+            assert!(keys.insert((key.clone(), t.value(r, "direction_of_travel"))));
+            let sum = sums.entry(key).or_insert(vec![0; NV]);
+            for (s, v) in sum.iter_mut().zip(MODELLED_VEHICLES) {
+                *s += t.count(r, v);
             }
         }
-        assert_eq!(sums.len(), aadf_by_key.len());
-        for (k, s) in &sums {
-            assert_eq!(&aadf_by_key[k][..11], &s[..], "{k:?}");
-        }
-        let ratio = dir.len() as f64 / aadf.len() as f64;
+        assert_eq!(sums, aadf.vehicles);
+        let ratio = t.rows.len() as f64 / aadf.vehicles.len() as f64;
         assert!((1.85..2.0).contains(&ratio), "dir/aadf {ratio}");
+    }
 
-        // raw counts
-        let (h, raw) = records(&files[RAW_FILE]);
-        assert_eq!(h.len(), 35);
+    /// Twelve hours of each direction of each manual count, on a weekday of its year from March
+    /// to October, grouped by count day, with exact totals.
+    fn check_raw_counts(t: &Table, manual: &HashSet<(String, String)>) {
         let mut keys = HashSet::new();
-        let mut seen_groups = HashSet::new();
-        let mut last_group = None;
-        for r in &raw {
-            assert!(keys.insert((
-                r[0].to_string(),
-                r[3].to_string(),
-                r[4].to_string(),
-                r[1].to_string()
-            )));
-            let group = (r[0].to_string(), r[3].to_string());
-            if last_group.as_ref() != Some(&group) {
-                assert!(seen_groups.insert(group.clone()), "raw counts not grouped");
-                last_group = Some(group);
+        let mut seen_days = HashSet::new();
+        let mut last_day = None;
+        for r in &t.rows {
+            let (cp, date) = (t.value(r, "count_point_id"), t.value(r, "count_date"));
+            let (hour, direction) = (t.value(r, "hour"), t.value(r, "direction_of_travel"));
+            assert!(keys.insert((cp.clone(), date.clone(), hour.clone(), direction)));
+            let day = (cp.clone(), date.clone());
+            if last_day.as_ref() != Some(&day) {
+                assert!(seen_days.insert(day.clone()), "raw counts not grouped");
+                last_day = Some(day);
             }
-            assert!(manual.contains(&(r[0].to_string(), r[2].to_string())));
-            assert_eq!(&r[3][..4], &r[2]);
-            let hour: u32 = r[4].parse().unwrap();
-            assert!((7..=18).contains(&hour));
-            let v: Vec<i64> = (22..35).map(|i| r[i].parse().unwrap()).collect();
-            assert_eq!(v[5..11].iter().sum::<i64>(), v[11]);
-            assert_eq!(v[1] + v[2] + v[3] + v[4] + v[11], v[12]);
-            let d: Vec<i64> = r[3].split('-').map(|x| x.parse().unwrap()).collect();
+            let year = t.value(r, "year");
+            assert!(manual.contains(&(cp, year.clone())));
+            assert_eq!(&date[..4], year.as_str());
+            assert!((7..=18).contains(&hour.parse::<u32>().unwrap()));
+            assert!(t.totals_add_up(r));
+            let d: Vec<i64> = date.split('-').map(|x| x.parse().unwrap()).collect();
             assert!(weekday(d[0], d[1], d[2]) < 5);
             assert!((3..=10).contains(&d[1]));
         }
-        assert_eq!(seen_groups.len(), manual.len());
-        let per_day = raw.len() as f64 / manual.len() as f64;
+        assert_eq!(seen_days.len(), manual.len());
+        let per_day = t.rows.len() as f64 / manual.len() as f64;
         assert!((22.0..24.0).contains(&per_day), "{per_day}");
+    }
 
-        // summary tables
-        let (_, la) = records(&files[LA_FILE]);
-        assert_eq!(la.len(), seed.la_traffic.len());
-        let mut keys = HashSet::new();
-        assert!(la
-            .iter()
-            .all(|r| keys.insert((r[0].to_string(), r[3].to_string()))));
-        let (_, rv) = records(&files[REGION_VEHICLE_FILE]);
-        assert_eq!(rv.len(), seed.region_vehicle.len());
-        let (_, rr) = records(&files[REGION_ROAD_FILE]);
-        let mut keys = HashSet::new();
-        assert!(rr.iter().all(|r| keys.insert((
-            r[0].to_string(),
-            r[1].to_string(),
-            r[4].to_string()
-        ))));
+    /// Every seed row, once each.
+    fn check_summary_tables(files: &BTreeMap<String, Vec<u8>>, seed: &Seed) {
+        let once_each = |t: &Table, key: &[&str]| {
+            let mut keys = HashSet::new();
+            for r in &t.rows {
+                let k: Vec<String> = key.iter().map(|c| t.value(r, c)).collect();
+                assert!(keys.insert(k), "{}: {key:?} repeated", t.dataset.table);
+            }
+        };
+        let la = Table::read(files, &LOCAL_AUTHORITY_TRAFFIC);
+        assert_eq!(la.rows.len(), seed.la_traffic.len());
+        once_each(&la, LOCAL_AUTHORITY_TRAFFIC.natural_key);
+        let rv = Table::read(files, &REGION_TRAFFIC_BY_VEHICLE_TYPE);
+        assert_eq!(rv.rows.len(), seed.region_vehicle.len());
+        once_each(&rv, REGION_TRAFFIC_BY_VEHICLE_TYPE.natural_key);
+        let rr = Table::read(files, &REGION_TRAFFIC_BY_ROAD_TYPE);
+        once_each(&rr, REGION_TRAFFIC_BY_ROAD_TYPE.natural_key);
     }
 
     /// data/sample must be exactly what `roadtraffic-synth --sample` writes.
     #[test]
     fn bundled_sample_is_reproducible() {
         let Some(seed) = seed_path() else { return };
-        let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
-        if !bundled.join(AADF_FILE).exists() {
-            eprintln!("skipping: {} not found", bundled.display());
-            return;
-        }
+        let bundled = Path::new(REPOSITORY).join("data/sample");
         let dir = tempfile::tempdir().unwrap();
         generate(&SynthOptions::sample(&seed, dir.path())).unwrap();
         let fresh = read_all(dir.path());
         let committed = read_all(&bundled);
+        assert_eq!(
+            committed.keys().collect::<Vec<_>>(),
+            fresh.keys().collect::<Vec<_>>(),
+            "data/sample holds other files than the generator writes"
+        );
         for (name, bytes) in &fresh {
             assert!(
                 committed.get(name) == Some(bytes),
                 "data/sample/{name} differs from the generator's output: regenerate it with \
-                 `cargo run --release --bin roadtraffic-synth -- --sample --out data/sample`"
+                 `cargo run --release -p roadtraffic-synth -- --sample --out data/sample`"
             );
         }
     }
@@ -2389,13 +3459,20 @@ mod tests {
         let Some(seed) = seed_path() else { return };
         let dir = tempfile::tempdir().unwrap();
         let s = generate(&SynthOptions::sample(&seed, dir.path())).unwrap();
-        assert_eq!(s.rows(COUNT_POINTS_FILE), Some(12));
+        assert_eq!(s.rows(file_name(&COUNT_POINTS)), Some(12));
         assert!(s.total_bytes() < 400_000, "{s}");
         let files = read_all(dir.path());
-        let (_, cps) = records(&files[COUNT_POINTS_FILE]);
-        assert!(cps.iter().all(|r| ["3", "4", "6"].contains(&&r[2])));
-        let (_, aadf) = records(&files[AADF_FILE]);
-        assert!(aadf.iter().all(|r| ("2019".."2025").contains(&&r[1])));
-        assert!(s.rows(RAW_FILE).unwrap() > 0);
+        let cps = Table::read(&files, &COUNT_POINTS);
+        let regions = ["3", "4", "6"];
+        assert!(cps
+            .rows
+            .iter()
+            .all(|r| regions.contains(&&r[cps.col("region_id")])));
+        let aadf = Table::read(&files, &AADF);
+        assert!(aadf
+            .rows
+            .iter()
+            .all(|r| ("2019".."2025").contains(&&r[aadf.col("year")])));
+        assert!(s.rows(file_name(&RAW_COUNTS)).unwrap() > 0);
     }
 }

@@ -1,10 +1,14 @@
-//! `roadtraffic-synth`: write a deterministic synthetic national DfT release (see `src/synth.rs`).
+//! `roadtraffic-synth`: write a deterministic synthetic national DfT release (the generator is the
+//! library of this crate, `bench/synth/src/lib.rs`).
 //!
 //! ```text
 //! roadtraffic-synth --out DIR [--scale 1.0] [--seed-file ../shared/data/synth_seed.json.gz] [--seed 42]
 //!                   [--regions 3,4,6] [--count-points 12] [--years 2019-2024] [--summary-years 2019-2024]
 //! roadtraffic-synth --sample --out data/sample     # the bundled sample release (run from the repo root)
 //! ```
+//!
+//! Built and run from the repository root with `cargo run --release -p roadtraffic-synth -- ...`
+//! (or `--bin roadtraffic-synth`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
