@@ -133,14 +133,11 @@ fn description(d: &Dataset, form: Form) -> String {
     format!("{} {order}{form} Unknown parameters (`page`, `limit`, ...) are ignored, as the public service ignores them.", d.about)
 }
 
-/// One of a list's items from a set of names.
+/// One of a list's items from a set of names; an empty item is ignored, as every empty value is.
 fn names(names: Vec<String>) -> Value {
-    json!({"type": "string", "enum": names})
-}
-
-/// A value of `schema`, or empty: every empty value is ignored (a parameter's default).
-fn or_empty(schema: Value) -> Value {
-    json!({"anyOf": [schema, {"type": "string", "maxLength": 0}]})
+    let mut all = vec![String::new()];
+    all.extend(names);
+    json!({"type": "string", "enum": all})
 }
 
 /// One query parameter whose value is a comma-separated list of `items`.
@@ -152,7 +149,7 @@ fn list_parameter(name: &str, description: String, items: Value) -> Value {
         "description": description,
         "style": "form",
         "explode": false,
-        "schema": {"type": "array", "items": or_empty(items)},
+        "schema": {"type": "array", "items": items},
     })
 }
 
@@ -212,12 +209,12 @@ fn page(config: &Config) -> [Value; 2] {
         json!({
             "name": "page[size]", "in": "query", "required": false,
             "description": format!("Records per page (default {DEFAULT_PAGE_SIZE}). Also accepted URL-encoded, `page%5Bsize%5D`."),
-            "schema": or_empty(json!({"type": "integer", "minimum": 1, "maximum": config.max_page_size, "default": DEFAULT_PAGE_SIZE})),
+            "schema": {"type": "integer", "minimum": 1, "maximum": config.max_page_size, "default": DEFAULT_PAGE_SIZE},
         }),
         json!({
             "name": "page[number]", "in": "query", "required": false,
             "description": "The page, from 1 (the default). Past the last page: an empty page (`data: []`, `from` and `to` null).",
-            "schema": or_empty(json!({"type": "integer", "minimum": 1, "default": 1})),
+            "schema": {"type": "integer", "minimum": 1, "default": 1},
         }),
     ]
 }
