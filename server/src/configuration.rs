@@ -38,6 +38,18 @@ pub struct Config {
     /// Negotiate gzip/br compression (off by default: some clients keep raw bytes).
     #[arg(long, env = "ROADTRAFFIC_COMPRESS")]
     pub compress: bool,
+    /// The response cache of each loaded file, in MiB: finished bodies of the hot pages (and
+    /// their compressed forms), least recently used first out; 0 turns it off.
+    #[arg(long, env = "ROADTRAFFIC_RESPONSE_CACHE_MB", default_value_t = 64)]
+    pub response_cache_mb: u64,
+    /// The `cache-control` header of every response; e.g. `public, max-age=300` to let a
+    /// shared cache (nginx proxy_cache, a CDN) in front keep responses.
+    #[arg(
+        long,
+        env = "ROADTRAFFIC_CACHE_CONTROL",
+        default_value = "no-cache, private"
+    )]
+    pub cache_control: String,
     /// How often to look for a new file at --db, in milliseconds.
     #[arg(long, env = "ROADTRAFFIC_WATCH_INTERVAL", default_value_t = 500)]
     pub watch_interval: u64,

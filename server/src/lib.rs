@@ -14,6 +14,7 @@
 //! - `ratelimit`: the optional per-client limit.
 
 mod api;
+mod cache;
 mod configuration;
 mod description;
 mod downloads;

@@ -17,6 +17,7 @@ use roadtraffic_catalog::schema::{self, metadata};
 use roadtraffic_catalog::DATASETS;
 
 use crate::api::FilterSets;
+use crate::cache::ResponseCache;
 use crate::error::ApiError;
 
 pub type Pool = r2d2::Pool<SqliteConnectionManager>;
@@ -64,10 +65,21 @@ pub struct Release {
     rows: HashMap<&'static str, (i64, bool)>,
     /// What has been learnt of the filter sets asked for.
     pub filter_sets: FilterSets,
+    /// Finished responses of this file.
+    pub responses: ResponseCache,
+}
+
+/// How each loaded file is served.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// SQLite connections: queries run at once.
+    pub connections: u32,
+    /// The response cache's bound, in bytes (0: none).
+    pub response_cache_bytes: u64,
 }
 
 impl Release {
-    pub fn open(path: &Path, pool_size: u32) -> Result<Release, OpenError> {
+    pub fn open(path: &Path, settings: Settings) -> Result<Release, OpenError> {
         let io = |e| OpenError::Io(path.to_path_buf(), e);
         // Every connection of this release opens this very file, through the descriptor held
         // here: one renamed over the path later is another release, never mixed into this one.
@@ -97,8 +109,8 @@ impl Release {
                 )
             });
         let pool = r2d2::Pool::builder()
-            .max_size(pool_size)
-            .min_idle(Some(pool_size))
+            .max_size(settings.connections)
+            .min_idle(Some(settings.connections))
             .idle_timeout(None)
             .max_lifetime(None)
             .connection_timeout(Duration::from_secs(10))
@@ -145,6 +157,7 @@ impl Release {
             tag,
             rows,
             filter_sets: FilterSets::default(),
+            responses: ResponseCache::new(settings.response_cache_bytes),
         })
     }
 
@@ -164,18 +177,18 @@ impl Release {
 /// The release being served, replaced when a new file appears at the same path.
 pub struct Current {
     path: PathBuf,
-    pool_size: u32,
+    settings: Settings,
     release: RwLock<Arc<Release>>,
     /// A file found not servable, not tried again until another takes its place.
     refused: Mutex<Option<FileIdentity>>,
 }
 
 impl Current {
-    pub fn open(path: &Path, pool_size: u32) -> Result<Current, OpenError> {
-        let release = Release::open(path, pool_size)?;
+    pub fn open(path: &Path, settings: Settings) -> Result<Current, OpenError> {
+        let release = Release::open(path, settings)?;
         Ok(Current {
             path: path.to_path_buf(),
-            pool_size,
+            settings,
             release: RwLock::new(Arc::new(release)),
             refused: Mutex::new(None),
         })
@@ -206,7 +219,7 @@ impl Current {
         if identity == serving || *refused == Some(identity) {
             return;
         }
-        match Release::open(&self.path, self.pool_size) {
+        match Release::open(&self.path, self.settings) {
             Ok(new) => {
                 log::info!(
                     "serving the new release at {} ({} bytes)",

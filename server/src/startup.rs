@@ -13,7 +13,7 @@ use crate::configuration::Config;
 use crate::description::Description;
 use crate::error::ApiError;
 use crate::ratelimit::Limiter;
-use crate::release::Current;
+use crate::release::{Current, Settings};
 use crate::routes;
 
 /// What every handler shares.
@@ -48,7 +48,11 @@ impl AppState {
 /// Opens the file and binds the listener; the returned server runs when awaited.
 pub fn start(config: Config) -> std::io::Result<(actix_web::dev::Server, SocketAddr)> {
     let connections = config.connections();
-    let current = Arc::new(Current::open(&config.db, connections).map_err(std::io::Error::other)?);
+    let settings = Settings {
+        connections,
+        response_cache_bytes: config.response_cache_mb << 20,
+    };
+    let current = Arc::new(Current::open(&config.db, settings).map_err(std::io::Error::other)?);
     current.watch(Duration::from_millis(config.watch_interval.max(50)));
     let compress = config.compress;
     let workers = config.workers();
@@ -61,11 +65,12 @@ pub fn start(config: Config) -> std::io::Result<(actix_web::dev::Server, SocketA
         )),
         config: config.clone(),
     });
+    let headers_config = config.clone();
     let server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
             .wrap(Condition::new(compress, Compress::default()))
-            .wrap(api_headers())
+            .wrap(api_headers(&headers_config))
             .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
             .default_service(web::to(routes::dispatch))
     })
@@ -84,16 +89,22 @@ pub fn start(config: Config) -> std::io::Result<(actix_web::dev::Server, SocketA
     Ok((server.run(), addr))
 }
 
-/// The headers of every response, as the public service sends them.
-fn api_headers() -> DefaultHeaders {
-    DefaultHeaders::new()
+/// The headers of every response, as the public service sends them; `cache-control` as
+/// configured, and `Vary: Accept-Encoding` when bodies may be compressed.
+fn api_headers(config: &Config) -> DefaultHeaders {
+    let headers = DefaultHeaders::new()
         .add((header::CONTENT_TYPE, "application/json"))
         .add((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
         .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .add((header::X_FRAME_OPTIONS, "Deny"))
-        .add((header::CACHE_CONTROL, "no-cache, private"))
+        .add((header::CACHE_CONTROL, config.cache_control.clone()))
         .add((
             header::CONTENT_SECURITY_POLICY,
             "default-src 'none'; frame-ancestors 'none'",
-        ))
+        ));
+    if config.compress {
+        headers.add((header::VARY, "Accept-Encoding"))
+    } else {
+        headers
+    }
 }

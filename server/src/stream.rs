@@ -13,7 +13,7 @@ use crate::error::ApiError;
 /// does not hold its connection and its heavy-request permit for ever.
 const STALLED_CLIENT: Duration = Duration::from_secs(30);
 
-type Chunk = Result<web::Bytes, std::io::Error>;
+pub type Chunk = Result<web::Bytes, std::io::Error>;
 
 /// Where a body's full chunks go as they are written; the last, partial chunk is returned.
 pub type Flush<'a> = dyn FnMut(Vec<u8>) -> Result<(), ApiError> + 'a;
@@ -61,10 +61,31 @@ impl std::io::Write for Body<'_, '_> {
     }
 }
 
+/// What `write` wrote: a body that fit in one chunk, or the chunks of one being streamed.
+pub enum Written {
+    Whole(Vec<u8>),
+    Streamed(ChunkStream),
+}
+
+pub type ChunkStream = std::pin::Pin<Box<dyn futures_util::Stream<Item = Chunk>>>;
+
 /// Runs `write` on the blocking pool and answers with what it writes: a 200 with its body, or
 /// its error if it fails before its first chunk. Once streaming, a failure can only cut the
 /// response short (logged).
 pub async fn respond<W>(mut head: HttpResponseBuilder, write: W) -> Result<HttpResponse, ApiError>
+where
+    W: FnOnce(&mut Flush) -> Result<Vec<u8>, ApiError> + Send + 'static,
+{
+    head.status(StatusCode::OK);
+    Ok(match run(write).await? {
+        Written::Whole(body) => head.body(body),
+        Written::Streamed(chunks) => head.streaming(chunks),
+    })
+}
+
+/// Runs `write` on the blocking pool: its whole body, or its error if it fails before its
+/// first chunk, or the stream of its chunks.
+pub async fn run<W>(write: W) -> Result<Written, ApiError>
 where
     W: FnOnce(&mut Flush) -> Result<Vec<u8>, ApiError> + Send + 'static,
 {
@@ -93,14 +114,13 @@ where
             }
         }
     });
-    head.status(StatusCode::OK);
     match ready_rx.await.map_err(ApiError::internal)?? {
-        Some(body) => Ok(head.body(body)),
+        Some(body) => Ok(Written::Whole(body)),
         None => {
             let chunks = futures_util::stream::unfold(chunk_rx, |mut rx| async move {
                 rx.recv().await.map(|c| (c, rx))
             });
-            Ok(head.streaming(chunks))
+            Ok(Written::Streamed(Box::pin(chunks)))
         }
     }
 }

@@ -4,6 +4,7 @@
 #![allow(clippy::too_many_lines)]
 
 mod api;
+mod caching;
 mod description;
 mod downloads;
 mod fixtures;

@@ -160,6 +160,18 @@ impl ListRequest {
         }
     }
 
+    /// The request in one canonical form: the endpoint's URL, and its query as its page URLs
+    /// write it, with the page asked for. Requests of the same canonical form have the same
+    /// response, whatever the parameters' encoding, repetitions, empty values or the order of
+    /// `page[...]`'s keys; the order of the others changes the page URLs, so it stays.
+    pub fn canonical(&self, url: &str, params: &Params) -> String {
+        let page = self
+            .page
+            .as_ref()
+            .map_or(PageNumber::Small(1), |(n, _)| n.clone());
+        format!("{url}?{}", query::page_query(params, &page))
+    }
+
     /// How many rows the request may answer with (unpaginated lists are small).
     pub fn rows_asked(&self) -> i64 {
         self.page.as_ref().map_or(0, |(_, size)| *size)

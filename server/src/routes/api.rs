@@ -3,16 +3,18 @@
 
 use std::time::Duration;
 
-use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::http::header::{self, AcceptEncoding};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, HttpResponseBuilder};
+use bytes::Bytes;
 
 use roadtraffic_catalog::Dataset;
 
 use crate::api::{query, ListRequest};
+use crate::cache::Form;
 use crate::error::ApiError;
 use crate::release::Release;
 use crate::startup::AppState;
-use crate::stream;
+use crate::stream::{self, Written};
 
 pub async fn list(
     req: &HttpRequest,
@@ -26,34 +28,63 @@ pub async fn list(
     let release = state.current.get()?;
     let base = super::public_base(req, config.public_url.as_deref());
     let url = format!("{base}{}", req.path().trim_end_matches('/'));
-    let etag = etag(&release, &url, req.query_string());
+    let key = request.canonical(&url, &params);
+    let etag = etag(&release, &key);
     if matches_etag(req, &etag) {
-        let not_modified = HttpResponse::NotModified()
+        return Ok(HttpResponse::NotModified()
             .insert_header((header::ETAG, etag))
-            .finish();
-        return Ok(not_modified);
+            .finish());
+    }
+    let form = Form::negotiate(req.get_header::<AcceptEncoding>().as_ref(), config.compress);
+    if let Some(body) = release.responses.get(&key, form) {
+        return Ok(whole(body, form, etag));
     }
     let permit = state.heavy_permit(request.rows_asked()).await?;
     let time_limit = Duration::from_millis(config.query_timeout);
+    let writer = release.clone();
+    let written = stream::run(move |flush| {
+        let _permit = permit;
+        request.run(&writer, &url, &params, time_limit, flush)
+    })
+    .await?;
+    Ok(match written {
+        Written::Whole(body) => {
+            let (body, form) = release.responses.keep(key, body.into(), form);
+            whole(body, form, etag)
+        }
+        Written::Streamed(chunks) => json_response(etag).streaming(chunks),
+    })
+}
+
+fn json_response(etag: String) -> HttpResponseBuilder {
     let mut head = HttpResponse::Ok();
     head.insert_header((header::CONTENT_TYPE, "application/json"))
         .insert_header((header::ETAG, etag));
-    stream::respond(head, move |flush| {
-        let _permit = permit;
-        request.run(&release, &url, &params, time_limit, flush)
-    })
-    .await
+    head
 }
 
-/// The ETag of a response: the loaded file and the request.
-fn etag(release: &Release, url: &str, query: &str) -> String {
-    let request = roadtraffic_catalog::stable_hash(&format!("{url}?{query}"));
+/// A whole body, in its form: an encoded one says so (and compression leaves it alone).
+fn whole(body: Bytes, form: Form, etag: String) -> HttpResponse {
+    let mut head = json_response(etag);
+    if let Some(encoding) = form.content_encoding() {
+        head.insert_header((header::CONTENT_ENCODING, encoding));
+    }
+    head.body(body)
+}
+
+/// The ETag of a response: the loaded file and the request, in its canonical form.
+fn etag(release: &Release, canonical: &str) -> String {
+    let request = roadtraffic_catalog::stable_hash(canonical);
     format!("\"{}-{request:x}\"", release.tag)
 }
 
+/// `If-None-Match`, compared weakly as HTTP says: `W/"x"` matches `"x"`; a list matches if
+/// any of its tags does; `*` matches any.
 fn matches_etag(req: &HttpRequest, etag: &str) -> bool {
     req.headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|inm| inm.split(',').any(|t| t.trim() == etag || t.trim() == "*"))
+        .get_all(header::IF_NONE_MATCH)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim())
+        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag)
 }
