@@ -5,40 +5,84 @@
 use rusqlite::types::ValueRef;
 
 pub fn string(out: &mut Vec<u8>, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
+    text(out, s.as_bytes());
+}
+
+/// Whether an ASCII byte is written escaped: `"`, `\`, `/` and the control characters.
+const ESCAPED: [bool; 128] = {
+    let mut table = [false; 128];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table[b'/' as usize] = true;
+    table
+};
+
+/// Text as a JSON string, straight from SQLite's bytes: runs of plain ASCII are copied whole;
+/// bytes that are not UTF-8 become U+FFFD, as `String::from_utf8_lossy` would make them.
+pub fn text(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.reserve(bytes.len() + 2);
     out.push(b'"');
     let mut plain_from = 0;
-    let bytes = s.as_bytes();
-    for (i, ch) in s.char_indices() {
-        let escape: Option<&[u8]> = match ch {
-            '"' => Some(b"\\\""),
-            '\\' => Some(b"\\\\"),
-            '/' => Some(b"\\/"),
-            '\n' => Some(b"\\n"),
-            '\r' => Some(b"\\r"),
-            '\t' => Some(b"\\t"),
-            '\u{8}' => Some(b"\\b"),
-            '\u{c}' => Some(b"\\f"),
-            c if (c as u32) < 0x20 || !c.is_ascii() => Some(b""),
-            _ => None,
-        };
-        let Some(escape) = escape else { continue };
-        out.extend_from_slice(&bytes[plain_from..i]);
-        plain_from = i + ch.len_utf8();
-        if !escape.is_empty() {
-            out.extend_from_slice(escape);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 && !ESCAPED[b as usize] {
+            i += 1;
             continue;
         }
-        let mut units = [0u16; 2];
-        for unit in ch.encode_utf16(&mut units) {
-            out.extend_from_slice(b"\\u");
-            for shift in [12, 8, 4, 0] {
-                out.push(HEX[((*unit >> shift) & 0xf) as usize]);
+        out.extend_from_slice(&bytes[plain_from..i]);
+        if b < 0x80 {
+            ascii_escape(out, b);
+            i += 1;
+        } else {
+            // Valid and invalid UTF-8 sequences alike never hold an ASCII byte.
+            let end = bytes[i..]
+                .iter()
+                .position(|&b| b < 0x80)
+                .map_or(bytes.len(), |n| i + n);
+            for chunk in bytes[i..end].utf8_chunks() {
+                chunk.valid().chars().for_each(|c| utf16_escape(out, c));
+                if !chunk.invalid().is_empty() {
+                    utf16_escape(out, char::REPLACEMENT_CHARACTER);
+                }
             }
+            i = end;
         }
+        plain_from = i;
     }
     out.extend_from_slice(&bytes[plain_from..]);
     out.push(b'"');
+}
+
+fn ascii_escape(out: &mut Vec<u8>, b: u8) {
+    match b {
+        b'"' => out.extend_from_slice(b"\\\""),
+        b'\\' => out.extend_from_slice(b"\\\\"),
+        b'/' => out.extend_from_slice(b"\\/"),
+        b'\n' => out.extend_from_slice(b"\\n"),
+        b'\r' => out.extend_from_slice(b"\\r"),
+        b'\t' => out.extend_from_slice(b"\\t"),
+        0x08 => out.extend_from_slice(b"\\b"),
+        0x0c => out.extend_from_slice(b"\\f"),
+        _ => utf16_escape(out, char::from(b)),
+    }
+}
+
+/// `\uXXXX` for each UTF-16 unit of `c`, in lower-case hex.
+fn utf16_escape(out: &mut Vec<u8>, c: char) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut units = [0u16; 2];
+    for unit in c.encode_utf16(&mut units) {
+        out.extend_from_slice(b"\\u");
+        for shift in [12, 8, 4, 0] {
+            out.push(HEX[((*unit >> shift) & 0xf) as usize]);
+        }
+    }
 }
 
 pub fn int(out: &mut Vec<u8>, v: i64) {
@@ -48,7 +92,8 @@ pub fn int(out: &mut Vec<u8>, v: i64) {
 /// A float as PHP 7.1+ writes it (shortest round-trip form, `.0` kept on whole numbers).
 pub fn float(out: &mut Vec<u8>, v: f64) {
     if v.is_finite() {
-        out.extend_from_slice(format!("{v:?}").as_bytes());
+        // Written in place: no String per value.
+        let _ = std::io::Write::write_fmt(out, format_args!("{v:?}"));
     } else {
         out.extend_from_slice(b"0");
     }
@@ -75,8 +120,8 @@ pub fn value(out: &mut Vec<u8>, v: ValueRef<'_>) {
         ValueRef::Null => out.extend_from_slice(b"null"),
         ValueRef::Integer(i) => int(out, i),
         ValueRef::Real(f) => float(out, f),
-        ValueRef::Text(t) => string(out, &String::from_utf8_lossy(t)),
-        ValueRef::Blob(b) => string(out, &String::from_utf8_lossy(b)),
+        ValueRef::Text(t) => text(out, t),
+        ValueRef::Blob(b) => text(out, b),
     }
 }
 
@@ -105,6 +150,38 @@ mod tests {
         assert_eq!(s("a\"b\\c\n\u{1}"), r#""a\"b\\c\n\u0001""#);
         assert_eq!(s("😀"), r#""\ud83d\ude00""#);
         assert_eq!(s("&laquo; Previous"), r#""&laquo; Previous""#);
+        assert_eq!(s("\u{1f}\u{8}\u{c}\t\r"), r#""\u001f\b\f\t\r""#);
+    }
+
+    #[test]
+    fn bytes_not_utf8_as_lossy_conversion_makes_them() {
+        let cases: [&[u8]; 5] = [
+            b"caf\xc3\xa9 \xff x",
+            b"\xe2\x82 end",
+            b"\xf0\x9f\x98\x80\xf0\x9f",
+            b"a\xc3",
+            b"\x80\x80\"/",
+        ];
+        for bytes in cases {
+            let mut direct = Vec::new();
+            text(&mut direct, bytes);
+            assert_eq!(direct, {
+                let mut lossy = Vec::new();
+                string(&mut lossy, &String::from_utf8_lossy(bytes));
+                lossy
+            });
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_as_lossy_conversion_makes_them(bytes: Vec<u8>) {
+            let mut direct = Vec::new();
+            text(&mut direct, &bytes);
+            let mut lossy = Vec::new();
+            string(&mut lossy, &String::from_utf8_lossy(&bytes));
+            proptest::prop_assert_eq!(direct, lossy);
+        }
     }
 
     #[test]
