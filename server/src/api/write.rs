@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::envelope;
 use super::json;
+use super::legacy::{self, Envelope};
 use super::paging::RowQuery;
 use super::query::Params;
 use super::request::ListRequest;
@@ -86,12 +87,18 @@ impl ListRequest {
             return self.write_rows(conn, &self.all_rows(&sql), body);
         }
         let (page, rows) = self.page_rows(conn, release, &sql)?;
-        envelope::write_head(&mut body.buf, &page);
+        match self.envelope {
+            Envelope::Laravel => envelope::write_head(&mut body.buf, &page),
+            Envelope::Legacy => legacy::write_head(&mut body.buf),
+        }
         match rows {
             Some(query) => self.write_rows(conn, &query, body)?,
             None => body.buf.extend_from_slice(b"[]"),
         }
-        envelope::write_tail(&mut body.buf, &page, path, params);
+        match self.envelope {
+            Envelope::Laravel => envelope::write_tail(&mut body.buf, &page, path, params),
+            Envelope::Legacy => legacy::write_tail(&mut body.buf, &page, path, params),
+        }
         Ok(())
     }
 
@@ -102,18 +109,9 @@ impl ListRequest {
         query: &RowQuery,
         body: &mut Body,
     ) -> Result<(), ApiError> {
-        // Each field's key, with what comes before it: `{"id":`, `,"year":`.
-        let keys: Vec<Vec<u8>> = self
-            .fields
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let mut k = if i == 0 { b"{".to_vec() } else { b",".to_vec() };
-                json::string(&mut k, c.name);
-                k.push(b':');
-                k
-            })
-            .collect();
+        // Each field's key, with what comes before it (`{"id":`, `,"year":`), and what closes
+        // a record.
+        let (keys, close) = legacy::record_keys(self.envelope, self.dataset, &self.fields);
         let mut stmt = conn.prepare_cached(&query.sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(query.args.iter()))?;
         body.buf.push(b'[');
@@ -131,7 +129,7 @@ impl ListRequest {
             if keys.is_empty() {
                 out.push(b'{');
             }
-            out.push(b'}');
+            out.extend_from_slice(&close);
             body.flush_if_full()?;
         }
         body.buf.push(b']');

@@ -8,7 +8,7 @@ use actix_web::{HttpRequest, HttpResponse};
 
 use roadtraffic_catalog::Dataset;
 
-use crate::api::{query, ListRequest};
+use crate::api::{query, Envelope, ListRequest};
 use crate::error::ApiError;
 use crate::release::Release;
 use crate::startup::AppState;
@@ -18,13 +18,15 @@ pub async fn list(
     req: &HttpRequest,
     state: &AppState,
     dataset: &'static Dataset,
+    envelope: Envelope,
 ) -> Result<HttpResponse, ApiError> {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return Err(ApiError::MethodNotAllowed(req.method().to_string()));
     }
     let config = &state.config;
     let params = query::parse(req.query_string());
-    let request = ListRequest::parse(dataset, &params, config.max_page_size)?;
+    let mut request = ListRequest::parse(dataset, &params, config.max_page_size)?;
+    request.envelope = envelope;
     let release = state.current.get()?;
     let url = endpoint_url(req, config.public_url.as_deref());
     let etag = etag(&release, &url, req.query_string());

@@ -1,19 +1,21 @@
 //! Which handler answers a request. Under the API base path: the public API's endpoints
-//! (`api.rs`); anything else there, and anywhere else for now, is the public service's JSON
-//! 404. Rate limiting, when on, wraps every answer.
+//! (`api.rs`) and what changed with the loaded release (`changes.rs`); under the legacy base
+//! path, the same endpoints in the 2019-2020 envelope; anything else there, and anywhere else
+//! for now, is the public service's JSON 404. Rate limiting, when on, wraps every answer.
 //!
 //! Rooms for what comes next, each a module of its own beside `api.rs`: the API's description
 //! (OpenAPI and the docs page), downloads (CSV exports), the site's pages, and operations
 //! (probes, metrics).
 
 mod api;
+mod changes;
 
 use actix_web::http::{header, Method};
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 
 use roadtraffic_catalog::{Dataset, DATASETS};
 
-use crate::api::query;
+use crate::api::{query, Envelope};
 use crate::error::ApiError;
 use crate::startup::AppState;
 
@@ -45,12 +47,19 @@ async fn route(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiE
     if req.method() == Method::OPTIONS {
         return Ok(preflight());
     }
-    let endpoint = req
-        .path()
-        .strip_prefix(state.config.base_path())
+    let path = req.path();
+    let legacy = (state.config.legacy_base_path())
+        .and_then(|base| path.strip_prefix(base))
         .and_then(dataset_for);
-    match endpoint {
-        Some(dataset) => api::list(req, state, dataset).await,
+    if let Some(dataset) = legacy {
+        return api::list(req, state, dataset, Envelope::Legacy).await;
+    }
+    let under_base = path.strip_prefix(state.config.base_path());
+    if under_base.is_some_and(|p| p.trim_end_matches('/') == changes::PATH) {
+        return changes::latest(req, state).await;
+    }
+    match under_base.and_then(dataset_for) {
+        Some(dataset) => api::list(req, state, dataset, Envelope::Laravel).await,
         None => Err(not_found(req)),
     }
 }
