@@ -7,6 +7,7 @@ mod api;
 mod fixtures;
 mod hostile;
 mod hostile_input;
+mod legacy;
 mod loader;
 mod reliability;
 mod snapshots;
