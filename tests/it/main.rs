@@ -5,6 +5,7 @@
 
 mod api;
 mod changes;
+mod fetch;
 mod fixtures;
 mod hostile;
 mod hostile_input;
