@@ -2,9 +2,11 @@
 //! built from it alone (the SQLite schema, the README's endpoint table). The loader, the server
 //! and the benchmark generator read it; it reads nothing of theirs.
 
+pub mod changes;
 mod dataset;
 mod datasets;
 pub mod dates;
+pub mod legacy;
 pub mod meanings;
 pub mod readme;
 pub mod schema;

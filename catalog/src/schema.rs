@@ -84,6 +84,12 @@ pub mod metadata {
     pub const ROW_COUNTS: &str = "row_counts";
     /// Each source file's name, size and SHA-256, as a JSON array.
     pub const SOURCES: &str = "sources";
+    /// What changed since the file this one replaced (`crate::changes::ChangeReport`, JSON);
+    /// absent when the load replaced no file.
+    pub const CHANGES: &str = "changes";
+    /// Each file `roadtraffic-load --fetch` downloaded: URL, size, ETag, Last-Modified and
+    /// SHA-256, as a JSON array; absent when the inputs were local files.
+    pub const FETCHED: &str = "fetched";
 }
 
 /// A path as written in an SQLite `file:` URI (absolute, `?`, `#` and `%` escaped).

@@ -1,24 +1,34 @@
 //! The command line of `roadtraffic-load`: arguments, the run, the report on stderr, the exit
-//! status.
+//! status. `roadtraffic-load --db FILE INPUT...` loads (`--fetch` downloads the current release
+//! first); `roadtraffic-load diff OLD NEW` compares two files.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 
-use crate::{self as load, LoadOptions};
+use crate::fetch::{self, FetchOptions, Show};
+use crate::{self as load, diff, LoadError, LoadOptions, LoadReport};
 
 /// Load DfT road traffic CSV files (plain, zipped, or directories of them) into one indexed
-/// SQLite file. The file is replaced atomically, only when the whole load succeeded.
+/// SQLite file. The file is replaced atomically, only when the whole load succeeded; what
+/// changed since the file it replaces is reported and kept in the new file.
 #[derive(Parser, Debug)]
-#[command(name = "roadtraffic-load", version)]
+#[command(
+    name = "roadtraffic-load",
+    version,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// The SQLite file to build (replaced atomically on success).
-    #[arg(long, env = "ROADTRAFFIC_DB")]
-    db: PathBuf,
+    #[arg(long, env = "ROADTRAFFIC_DB", required = true)]
+    db: Option<PathBuf>,
     /// CSV files, .zip archives of CSV files, or directories (searched recursively).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "fetch")]
     inputs: Vec<PathBuf>,
     /// Skip rows that cannot be read, listing them in the report, instead of refusing the load.
     #[arg(long)]
@@ -30,7 +40,7 @@ struct Args {
     /// A label for this release (e.g. "2024"), kept in the file's metadata.
     #[arg(long)]
     release: Option<String>,
-    /// Write the load report as JSON to this file.
+    /// Write the load report (with what changed) as JSON to this file.
     #[arg(long)]
     report_json: Option<PathBuf>,
     /// The countries reference file (id,name,ons_code); the bundled one by default.
@@ -46,50 +56,151 @@ struct Args {
     /// Refuse a CSV record longer than this many bytes at its line (real ones are under 2 KB).
     #[arg(long, default_value_t = load::DEFAULT_MAX_RECORD_BYTES, value_name = "N")]
     max_record_bytes: u64,
+    #[command(flatten)]
+    fetch: FetchArgs,
 }
 
-/// Runs the command line: parses the arguments, loads, reports. Logging is the caller's.
+#[derive(clap::Args, Debug)]
+struct FetchArgs {
+    /// Download the national files of the current release (a zip each, from --source) into
+    /// --cache-dir, check each whole, and load them (with any INPUT given).
+    #[arg(long)]
+    fetch: bool,
+    /// The base URL of the release's zip files.
+    #[arg(long, value_name = "URL", default_value = fetch::DEFAULT_SOURCE)]
+    source: String,
+    /// Where downloads are kept between runs [default: <db folder>/<db name>-downloads].
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Failures in a row (no answer, 5xx, a cut transfer) allowed per file before giving up.
+    #[arg(long, value_name = "N", default_value_t = fetch::DEFAULT_RETRIES)]
+    retries: u32,
+    /// With --fetch: download and check the files into the cache, and load nothing.
+    #[arg(long, requires = "fetch")]
+    download_only: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Compare two files built by roadtraffic-load, table by table by natural key: rows added,
+    /// removed and changed (per column, per year), count points new and retired, the years
+    /// before and after, the largest revisions of all_motor_vehicles.
+    Diff {
+        /// The older file.
+        old: PathBuf,
+        /// The newer file.
+        new: PathBuf,
+        /// Write the whole comparison as JSON to this file.
+        #[arg(long, value_name = "FILE")]
+        report_json: Option<PathBuf>,
+        /// No report on stderr (errors are still printed).
+        #[arg(long, short)]
+        quiet: bool,
+    },
+}
+
+/// Runs the command line: parses the arguments, loads or compares, reports. Logging is the
+/// caller's.
 pub fn main() -> ExitCode {
     let args = Args::parse();
+    match args.command {
+        Some(Command::Diff {
+            old,
+            new,
+            report_json,
+            quiet,
+        }) => run_diff(&old, &new, report_json.as_deref(), quiet),
+        None => run_load(args),
+    }
+}
+
+fn run_diff(old: &Path, new: &Path, report_json: Option<&Path>, quiet: bool) -> ExitCode {
+    let changes = match diff::compare(old, new) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("roadtraffic-load diff: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if !quiet {
+        eprint!("{}", diff::human(&changes));
+    }
+    let json = serde_json::to_string_pretty(&changes).expect("the comparison serialises");
+    write_json(report_json, &json)
+}
+
+/// Writes a JSON report where asked; a failure to write it is the run's failure.
+fn write_json(path: Option<&Path>, json: &str) -> ExitCode {
+    if let Some(path) = path {
+        if let Err(e) = std::fs::write(path, json) {
+            eprintln!("roadtraffic-load: {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_load(args: Args) -> ExitCode {
+    let db = args.db.clone().unwrap_or_default();
+    let show = match (args.quiet, std::io::stderr().is_terminal()) {
+        (true, _) => Show::Nothing,
+        (false, true) => Show::Bar,
+        (false, false) => Show::Lines,
+    };
+    let fetch = args.fetch.fetch.then(|| FetchOptions {
+        source: args.fetch.source.clone(),
+        cache_dir: (args.fetch.cache_dir.clone()).unwrap_or_else(|| fetch::default_cache_dir(&db)),
+        retries: args.fetch.retries,
+        show,
+    });
+    if let (true, Some(fetch)) = (args.fetch.download_only, &fetch) {
+        return match fetch::fetch_release(fetch) {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("roadtraffic-load: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let opts = LoadOptions {
-        db: args.db,
+        db,
         inputs: args.inputs,
         skip_bad_rows: args.skip_bad_rows,
         keep_first: args.keep_first,
         release: args.release,
         countries: args.countries,
-        progress: !args.quiet && std::io::stderr().is_terminal(),
+        progress: show == Show::Bar,
         allow_shrink: args.allow_shrink,
         max_record_bytes: args.max_record_bytes,
+        fetch,
     };
+    let report_json = args.report_json.as_deref();
     match load::run(&opts) {
-        Ok(report) => {
-            if !args.quiet {
-                eprint!("{}", report.human());
-                eprintln!("Wrote {}", opts.db.display());
-            }
-            if let Some(path) = &args.report_json {
-                if let Err(e) = std::fs::write(path, report.to_json()) {
-                    eprintln!("roadtraffic-load: {}: {e}", path.display());
-                    return ExitCode::FAILURE;
-                }
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            if let (
-                Some(path),
-                load::LoadError::BadRows(report) | load::LoadError::Shrinks(report),
-            ) = (&args.report_json, &e)
-            {
-                let _ = std::fs::write(path, report.to_json());
-            }
-            eprintln!("roadtraffic-load: {e}");
-            eprintln!(
-                "roadtraffic-load: nothing was changed: {} is as it was",
-                opts.db.display()
-            );
-            ExitCode::FAILURE
-        }
+        Ok(report) => loaded(&report, &opts.db, args.quiet, report_json),
+        Err(e) => refused(&e, &opts.db, report_json),
     }
+}
+
+fn loaded(report: &LoadReport, db: &Path, quiet: bool, report_json: Option<&Path>) -> ExitCode {
+    if !quiet {
+        eprint!("{}", report.human());
+        if let Some(changes) = &report.changes {
+            eprint!("{}", diff::human(changes));
+        }
+        eprintln!("Wrote {}", db.display());
+    }
+    write_json(report_json, &report.to_json())
+}
+
+fn refused(e: &LoadError, db: &Path, report_json: Option<&Path>) -> ExitCode {
+    if let (Some(path), LoadError::BadRows(report) | LoadError::Shrinks(report)) = (report_json, e)
+    {
+        let _ = std::fs::write(path, report.to_json());
+    }
+    eprintln!("roadtraffic-load: {e}");
+    eprintln!(
+        "roadtraffic-load: nothing was changed: {} is as it was",
+        db.display()
+    );
+    ExitCode::FAILURE
 }

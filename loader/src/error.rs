@@ -29,6 +29,12 @@ pub enum LoadError {
     /// The SQLite thread stopped early; its own error says why.
     #[error("the SQLite writer stopped")]
     WriterStopped,
+    /// The release could not be downloaded whole (`--fetch`).
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+    /// Two files could not be compared (`roadtraffic-load diff`).
+    #[error(transparent)]
+    Diff(#[from] DiffError),
 }
 
 impl LoadError {
@@ -153,4 +159,64 @@ impl From<FileRefusal> for LoadError {
     fn from(refusal: FileRefusal) -> Self {
         LoadError::Files(Refusals(vec![refusal]))
     }
+}
+
+/// Why a release could not be downloaded whole. Each names the URL (or the cache file) and is
+/// final: transient failures have been retried before one of these is returned.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// The server answered with a status that no retry will change (404, 403...), or with a
+    /// 5xx or 429 every time.
+    #[error("{url}: the server answered {status}{}", attempts_note(*.attempts))]
+    Status {
+        url: String,
+        status: String,
+        attempts: u32,
+    },
+    /// No answer: the host is unknown, the connection was refused, reset or cut short.
+    #[error("{url}: {detail}{}", attempts_note(*.attempts))]
+    Network {
+        url: String,
+        detail: String,
+        attempts: u32,
+    },
+    /// Something that is not the zip archive asked for (an HTML error page, a damaged or
+    /// incomplete archive): discarded, and the cached copy, if any, kept.
+    #[error("{url}: {detail}")]
+    NotZip { url: String, detail: String },
+    /// The download cache could not be read or written.
+    #[error("{path}: {detail}")]
+    Cache { path: PathBuf, detail: String },
+    #[error("{0}: another download into this cache folder is in progress")]
+    Busy(PathBuf),
+    #[error("--source {0}: not an http:// or https:// URL")]
+    BadSource(String),
+}
+
+fn attempts_note(attempts: u32) -> String {
+    match attempts {
+        0 | 1 => String::new(),
+        n => format!(" (after {n} attempts)"),
+    }
+}
+
+impl FetchError {
+    pub fn cache(path: &Path, e: impl std::fmt::Display) -> Self {
+        FetchError::Cache {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        }
+    }
+}
+
+/// Why two files could not be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    #[error("{0}: not a file built by roadtraffic-load ({1})")]
+    NotOurs(PathBuf, String),
+    #[error("{0}: SQLite: {1}")]
+    Sqlite(PathBuf, rusqlite::Error),
+    /// A reading thread stopped early; its own error says why.
+    #[error("a reader of {0} stopped")]
+    ReaderStopped(PathBuf),
 }

@@ -18,7 +18,9 @@
 mod cells;
 pub mod cli;
 mod derived;
+pub mod diff;
 mod error;
+pub mod fetch;
 mod guard;
 mod input;
 mod keys;
@@ -35,7 +37,9 @@ use std::time::Instant;
 
 use roadtraffic_catalog::{self as catalog, Dataset};
 
-pub use error::{FileRefusal, InputError, LoadError, Refusal, Refusals, TargetError};
+pub use error::{
+    DiffError, FetchError, FileRefusal, InputError, LoadError, Refusal, Refusals, TargetError,
+};
 pub use report::{LoadReport, Problem, SourceReport};
 use rows::TableLoader;
 use target::Target;
@@ -59,6 +63,8 @@ pub struct LoadOptions {
     pub allow_shrink: bool,
     /// A record longer than this is refused at its line, unread.
     pub max_record_bytes: u64,
+    /// Download the current release first, and load it besides `inputs` (`--fetch`).
+    pub fetch: Option<fetch::FetchOptions>,
 }
 
 /// Real records are under 2 KB.
@@ -76,6 +82,7 @@ impl Default for LoadOptions {
             progress: false,
             allow_shrink: false,
             max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+            fetch: None,
         }
     }
 }
@@ -84,11 +91,16 @@ impl Default for LoadOptions {
 /// and nothing is left behind.
 pub fn run(opts: &LoadOptions) -> Result<LoadReport, LoadError> {
     let started = Instant::now();
-    if opts.inputs.is_empty() {
+    if opts.inputs.is_empty() && opts.fetch.is_none() {
         return Err(InputError::NoInputs.into());
     }
     let target = Target::claim(&opts.db)?;
-    let inputs = input::expand(&opts.inputs)?;
+    let fetched = match &opts.fetch {
+        Some(f) => fetch::fetch_release(f)?,
+        None => fetch::Fetched::default(),
+    };
+    let named: Vec<PathBuf> = opts.inputs.iter().chain(&fetched.paths).cloned().collect();
+    let inputs = input::expand(&named)?;
     target.check_not_an_input(&opts.db, &inputs.ids)?;
     // Hash the input files on the side while the rows are read.
     let files = inputs.files.clone();
@@ -102,13 +114,43 @@ pub fn run(opts: &LoadOptions) -> Result<LoadReport, LoadError> {
     report.previous_rows = target.previous.clone();
     report.sources = hashing.join().map_err(|_| LoadError::WriterStopped)??;
     report.shrunk = target.shrinks(&report.rows);
+    report.fetched = fetched.files;
     if !report.shrunk.is_empty() && !opts.allow_shrink {
         return Err(LoadError::Shrinks(Box::new(report)));
     }
-    writer::write_metadata(partial.path(), &report)?;
+    writer::write_metadata(partial.path(), &report.metadata())?;
+    if target.previous.is_some() {
+        compare_with_replaced(&target, partial.path(), &mut report)?;
+    }
     target.swap_in(partial)?;
     report.elapsed_seconds = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// What changed since the file the new one replaces, kept in the new file's metadata. A
+/// comparison that fails does not stop the load: the report says why there is none.
+fn compare_with_replaced(
+    target: &Target,
+    partial: &Path,
+    report: &mut LoadReport,
+) -> Result<(), LoadError> {
+    let started = Instant::now();
+    match diff::compare(&target.path, partial) {
+        Ok(changes) => {
+            let json =
+                serde_json::to_string(&changes).map_err(|e| LoadError::io(partial, e.into()))?;
+            writer::write_metadata(partial, &[(catalog::schema::metadata::CHANGES, json)])?;
+            report.changes = Some(changes);
+        }
+        Err(e) => report.note(format!(
+            "the new file could not be compared with the one it replaces: {e}"
+        )),
+    }
+    log::info!(
+        "compared with the replaced file: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 /// What reading every file gathers besides the rows.

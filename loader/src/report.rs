@@ -8,8 +8,10 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
+use crate::fetch::FetchedFile;
 use crate::input::InputSource;
 use crate::target::Shrunk;
+use roadtraffic_catalog::changes::ChangeReport;
 use roadtraffic_catalog::schema::{self, metadata};
 
 /// How many problems of each sort are listed; the rest are counted.
@@ -129,6 +131,10 @@ pub struct LoadReport {
     pub previous_rows: Option<Vec<TableRows>>,
     /// Tables the new file holds under half of (or none of) the old one's rows.
     pub shrunk: Vec<Shrunk>,
+    /// The files `--fetch` downloaded (or found current in its cache).
+    pub fetched: Vec<FetchedFile>,
+    /// What changed since the file this load replaced, if it replaced one.
+    pub changes: Option<ChangeReport>,
     pub elapsed_seconds: f64,
 }
 
@@ -256,7 +262,7 @@ impl LoadReport {
             .iter()
             .map(|t| (t.table.clone(), t.rows.into()))
             .collect();
-        vec![
+        let mut rows = vec![
             (metadata::SCHEMA_VERSION, schema::version()),
             (metadata::RELEASE, self.release.clone().unwrap_or_default()),
             (
@@ -275,7 +281,12 @@ impl LoadReport {
                 metadata::SOURCES,
                 serde_json::to_string(&self.sources).expect("sources serialise"),
             ),
-        ]
+        ];
+        if !self.fetched.is_empty() {
+            let fetched = serde_json::to_string(&self.fetched).expect("fetched files serialise");
+            rows.push((metadata::FETCHED, fetched));
+        }
+        rows
     }
 }
 

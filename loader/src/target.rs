@@ -179,14 +179,22 @@ impl Target {
 
 const PARTIAL_SUFFIX: &str = ".partial";
 
-/// Row counts of a file built by roadtraffic-load, from its metadata, without writing to it.
-fn row_counts(path: &Path) -> Result<Vec<TableRows>, String> {
+/// Opens a file built by roadtraffic-load for reading only, on one thread: never written,
+/// never locked (the loader replaces such files by renaming, never in place).
+pub fn open_built(path: &Path) -> rusqlite::Result<Connection> {
     let uri = format!(
         "file:{}?mode=ro&immutable=1",
         roadtraffic_catalog::schema::uri_path(path)
     );
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
-    let conn = Connection::open_with_flags(uri, flags).map_err(|e| e.to_string())?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Connection::open_with_flags(uri, flags)
+}
+
+/// Row counts of a file built by roadtraffic-load, from its metadata, without writing to it.
+fn row_counts(path: &Path) -> Result<Vec<TableRows>, String> {
+    let conn = open_built(path).map_err(|e| e.to_string())?;
     let counts: String = conn
         .query_row(
             "SELECT value FROM metadata WHERE key = 'row_counts'",

@@ -11,7 +11,6 @@ use rusqlite::{Connection, OpenFlags};
 
 use roadtraffic_catalog::{self as catalog, schema, Dataset};
 
-use crate::report::LoadReport;
 use crate::value::Value;
 use crate::LoadError;
 
@@ -191,12 +190,13 @@ pub fn finish_tables(conn: &Connection, indexed: &[&str]) -> Result<(), LoadErro
     Ok(())
 }
 
-/// Writes the metadata table (once the source hashes are known) and closes the file.
-pub fn write_metadata(partial: &Path, report: &LoadReport) -> Result<(), LoadError> {
+/// Writes rows of the metadata table (once the source hashes are known, then the changes) and
+/// closes the file.
+pub fn write_metadata(partial: &Path, rows: &[(&str, String)]) -> Result<(), LoadError> {
     let conn = open_partial(partial)?;
     conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
     let mut put = conn.prepare("INSERT INTO metadata (key, value) VALUES (?1, ?2)")?;
-    for (key, value) in report.metadata() {
+    for (key, value) in rows {
         put.execute((key, value))?;
     }
     drop(put);

@@ -20,6 +20,14 @@ pub struct Config {
     /// Path prefix of every endpoint.
     #[arg(long, env = "ROADTRAFFIC_BASE_PATH", default_value = "/api")]
     pub base_path: String,
+    /// Path prefix of the same endpoints in the envelope the public service served until
+    /// about 2020 (`data`, `links`, `meta`), for the clients written for it; empty: not served.
+    #[arg(
+        long,
+        env = "ROADTRAFFIC_LEGACY_BASE_PATH",
+        default_value = "/legacy/api"
+    )]
+    pub legacy_base_path: String,
     /// Largest accepted page[size].
     #[arg(long, env = "ROADTRAFFIC_MAX_PAGE_SIZE", default_value_t = 100_000)]
     pub max_page_size: i64,
@@ -76,5 +84,10 @@ impl Config {
     /// The base path without a trailing slash (`/api`).
     pub fn base_path(&self) -> &str {
         self.base_path.trim_end_matches('/')
+    }
+
+    /// The legacy base path without a trailing slash (`/legacy/api`), if it is served.
+    pub fn legacy_base_path(&self) -> Option<&str> {
+        Some(self.legacy_base_path.trim_end_matches('/')).filter(|p| !p.is_empty())
     }
 }

@@ -13,6 +13,9 @@ pub enum ApiError {
     /// No such path: Laravel's message with the path without its leading `/`.
     #[error("The route {0} could not be found.")]
     NotFound(String),
+    /// Something the loaded file does not hold; the message says what.
+    #[error("{0}")]
+    NotHeld(String),
     #[error("The {0} method is not supported for this route. Supported methods: GET, HEAD.")]
     MethodNotAllowed(String),
     #[error("Too Many Attempts.")]
@@ -53,7 +56,7 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::NotFound(_) | ApiError::NotHeld(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,

@@ -11,8 +11,9 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use r2d2_sqlite::SqliteConnectionManager;
-use rusqlite::OpenFlags;
+use rusqlite::{OpenFlags, OptionalExtension};
 
+use roadtraffic_catalog::changes::ChangeReport;
 use roadtraffic_catalog::schema::{self, metadata};
 use roadtraffic_catalog::DATASETS;
 
@@ -166,6 +167,26 @@ impl Release {
         let conn = self.pool.get()?;
         let sql = format!("SELECT EXISTS (SELECT 1 FROM {table} WHERE id = ?1)");
         Ok(conn.query_row(&sql, [id], |r| r.get(0))?)
+    }
+
+    /// What changed since the file this one replaced, as the loader kept it in the metadata;
+    /// `None` when the load that built this file replaced none. For `/releases/latest/changes`
+    /// and the pages that show it.
+    pub fn changes(&self) -> Result<Option<ChangeReport>, ApiError> {
+        let conn = self.pool.get()?;
+        let stored: Option<String> = conn
+            .query_row(
+                "SELECT value FROM metadata WHERE key = ?1",
+                [metadata::CHANGES],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let Some(stored) = stored else {
+            return Ok(None);
+        };
+        let report = serde_json::from_str(&stored)
+            .map_err(|e| ApiError::internal(format!("metadata {}: {e}", metadata::CHANGES)))?;
+        Ok(Some(report))
     }
 
     /// Rows in a table, and whether its ids are dense (1..rows).

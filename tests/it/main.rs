@@ -5,11 +5,14 @@
 
 mod api;
 mod caching;
+mod changes;
 mod description;
 mod downloads;
+mod fetch;
 mod fixtures;
 mod hostile;
 mod hostile_input;
+mod legacy;
 mod loader;
 mod reliability;
 mod snapshots;

@@ -35,14 +35,14 @@ impl PageNumber {
     }
 
     /// The page before this one, if any.
-    fn previous(&self) -> Option<PageNumber> {
+    pub(super) fn previous(&self) -> Option<PageNumber> {
         match self {
             PageNumber::Small(n) => (*n > 1).then(|| PageNumber::Small(n - 1)),
             PageNumber::Huge(digits) => PageNumber::from_digits(&decrement(digits)),
         }
     }
 
-    fn write(&self, out: &mut Vec<u8>) {
+    pub(super) fn write(&self, out: &mut Vec<u8>) {
         match self {
             PageNumber::Small(n) => json::int(out, *n),
             PageNumber::Huge(digits) => out.extend_from_slice(digits.as_bytes()),

@@ -6,6 +6,7 @@ use rusqlite::types::Value as SqlValue;
 use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD};
 
 use super::envelope::PageNumber;
+use super::legacy::Envelope;
 use super::query::{self, Param, Params};
 use crate::error::ApiError;
 
@@ -30,6 +31,8 @@ pub struct ListRequest {
     pub fields: Vec<&'static Column>,
     /// (number, size) for paginated endpoints.
     pub page: Option<(PageNumber, i64)>,
+    /// Today's envelope, or the 2019-2020 one (chosen by the base path).
+    pub envelope: Envelope,
 }
 
 fn bad(message: String) -> ApiError {
@@ -123,6 +126,7 @@ impl ListRequest {
                 true => Some(page(params, max_page_size)?),
                 false => None,
             },
+            envelope: Envelope::Laravel,
         })
     }
 
@@ -135,6 +139,7 @@ impl ListRequest {
             sort: sort(d, params)?,
             fields: fields(d, params)?,
             page: None,
+            envelope: Envelope::Laravel,
         })
     }
 
@@ -146,6 +151,7 @@ impl ListRequest {
             sort: Vec::new(),
             fields: d.stored_columns().collect(),
             page: None,
+            envelope: Envelope::Laravel,
         }
     }
 
@@ -157,6 +163,7 @@ impl ListRequest {
             sort: Vec::new(),
             fields: d.stored_columns().collect(),
             page: None,
+            envelope: Envelope::Laravel,
         }
     }
 

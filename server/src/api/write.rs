@@ -6,10 +6,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use roadtraffic_catalog::Column;
-
 use super::envelope;
 use super::json;
+use super::legacy::{self, Envelope};
 use super::paging::RowQuery;
 use super::query::Params;
 use super::request::ListRequest;
@@ -65,12 +64,18 @@ impl ListRequest {
             return self.write_rows(conn, &self.all_rows(&sql), body);
         }
         let (page, rows) = self.page_rows(conn, release, &sql)?;
-        envelope::write_head(&mut body.buf, &page);
+        match self.envelope {
+            Envelope::Laravel => envelope::write_head(&mut body.buf, &page),
+            Envelope::Legacy => legacy::write_head(&mut body.buf),
+        }
         match rows {
             Some(query) => self.write_rows(conn, &query, body)?,
             None => body.buf.extend_from_slice(b"[]"),
         }
-        envelope::write_tail(&mut body.buf, &page, path, params);
+        match self.envelope {
+            Envelope::Laravel => envelope::write_tail(&mut body.buf, &page, path, params),
+            Envelope::Legacy => legacy::write_tail(&mut body.buf, &page, path, params),
+        }
         Ok(())
     }
 
@@ -81,7 +86,7 @@ impl ListRequest {
         query: &RowQuery,
         body: &mut Body,
     ) -> Result<(), ApiError> {
-        let record = JsonRecord::new(&self.fields);
+        let record = JsonRecord::of(self);
         let mut stmt = conn.prepare_cached(&query.sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(query.args.iter()))?;
         body.buf.push(b'[');
@@ -99,25 +104,18 @@ impl ListRequest {
     }
 }
 
-/// A row as a JSON record of these fields, written as PHP writes it.
+/// A row as a JSON record of the request's fields, written as PHP writes it.
 pub struct JsonRecord {
     /// Each field's key, with what comes before it: `{"id":`, `,"year":`.
     keys: Vec<Vec<u8>>,
+    /// What closes a record: `}`, after the envelope's retired fields if any.
+    close: Vec<u8>,
 }
 
 impl JsonRecord {
-    pub fn new(fields: &[&'static Column]) -> Self {
-        let keys = fields
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let mut k = if i == 0 { b"{".to_vec() } else { b",".to_vec() };
-                json::string(&mut k, c.name);
-                k.push(b':');
-                k
-            })
-            .collect();
-        JsonRecord { keys }
+    pub fn of(request: &ListRequest) -> Self {
+        let (keys, close) = legacy::record_keys(request.envelope, request.dataset, &request.fields);
+        JsonRecord { keys, close }
     }
 
     pub fn write(&self, out: &mut Vec<u8>, row: &rusqlite::Row) -> Result<(), ApiError> {
@@ -128,7 +126,7 @@ impl JsonRecord {
         if self.keys.is_empty() {
             out.push(b'{');
         }
-        out.push(b'}');
+        out.extend_from_slice(&self.close);
         Ok(())
     }
 }

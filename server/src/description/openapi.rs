@@ -51,6 +51,10 @@ pub fn document(config: &Config) -> Value {
             }
         }
     }
+    paths.insert(
+        format!("{}/releases/latest/changes", config.base_path()),
+        json!({"get": changes_operation()}),
+    );
     let mut schemas_map = schemas::common();
     for d in DATASETS {
         let name = schemas::record_name(d);
@@ -217,6 +221,21 @@ fn page(config: &Config) -> [Value; 2] {
             "schema": {"type": "integer", "minimum": 1, "default": 1},
         }),
     ]
+}
+
+/// What changed with the loaded release: the mirror's own endpoint.
+fn changes_operation() -> Value {
+    json!({
+        "operationId": "releaseChanges",
+        "summary": "What changed with the loaded release",
+        "description": "The change report the loader kept when this file replaced another: per table, rows added, removed and changed (by column and year); count points new and retired; the years before and after; the 20 largest revisions of `all_motor_vehicles`. A mirror's own endpoint (the public service has none). The same listings in the 2019-2020 envelope (`data`, `links`, `meta`), for clients of that era, are served under `--legacy-base-path` (default `/legacy/api`) and are not described here.",
+        "responses": {
+            "200": {"description": "The change report.", "content": {"application/json": {"schema": {"type": "object"}}}},
+            "404": message("The load that built the served file replaced no earlier file."),
+            "500": message("An unexpected error (logged)."),
+            "503": message("Busy: try again shortly (see `retry-after`)."),
+        },
+    })
 }
 
 fn message(description: &str) -> Value {

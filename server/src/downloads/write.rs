@@ -172,7 +172,7 @@ fn ndjson(
     request: &ListRequest,
     body: &mut Body,
 ) -> Result<(), ApiError> {
-    let record = JsonRecord::new(&request.fields);
+    let record = JsonRecord::of(request);
     let mut stmt = conn.prepare_cached(&query.sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(query.args.iter()))?;
     while let Some(row) = rows.next()? {

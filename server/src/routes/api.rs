@@ -9,7 +9,7 @@ use bytes::Bytes;
 
 use roadtraffic_catalog::Dataset;
 
-use crate::api::{query, ListRequest};
+use crate::api::{query, Envelope, ListRequest};
 use crate::cache::Form;
 use crate::error::ApiError;
 use crate::release::Release;
@@ -20,11 +20,13 @@ pub async fn list(
     req: &HttpRequest,
     state: &AppState,
     dataset: &'static Dataset,
+    envelope: Envelope,
 ) -> Result<HttpResponse, ApiError> {
     super::only_get(req)?;
     let config = &state.config;
     let params = query::parse(req.query_string());
-    let request = ListRequest::parse(dataset, &params, config.max_page_size)?;
+    let mut request = ListRequest::parse(dataset, &params, config.max_page_size)?;
+    request.envelope = envelope;
     let release = state.current.get()?;
     let base = super::public_base(req, config.public_url.as_deref());
     let url = format!("{base}{}", req.path().trim_end_matches('/'));

@@ -1,12 +1,14 @@
 //! Which handler answers a request. Under the API base path: the public API's endpoints
-//! (`api.rs`), their CSV and NDJSON forms (`downloads.rs`) and its OpenAPI description
-//! (`description.rs`); `/docs`; `/downloads`. Anything else is the public service's JSON 404.
-//! Rate limiting, when on, wraps every answer.
+//! (`api.rs`), their CSV and NDJSON forms (`downloads.rs`), its OpenAPI description
+//! (`description.rs`) and what changed with the loaded release (`changes.rs`); under the
+//! legacy base path, the same listings in the 2019-2020 envelope; `/docs`; `/downloads`.
+//! Anything else is the public service's JSON 404. Rate limiting, when on, wraps every answer.
 //!
 //! Rooms for what comes next, each a module of its own here: the site's pages, and operations
 //! (probes, metrics).
 
 mod api;
+mod changes;
 mod description;
 mod downloads;
 
@@ -15,7 +17,7 @@ use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 
 use roadtraffic_catalog::{Dataset, DATASETS};
 
-use crate::api::query;
+use crate::api::{query, Envelope};
 use crate::description::openapi::Form;
 use crate::error::ApiError;
 use crate::startup::AppState;
@@ -49,6 +51,12 @@ async fn route(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiE
         return Ok(preflight());
     }
     let path = req.path();
+    let legacy = (state.config.legacy_base_path())
+        .and_then(|base| path.strip_prefix(base))
+        .and_then(endpoint_for);
+    if let Some((dataset, Form::Json)) = legacy {
+        return api::list(req, state, dataset, Envelope::Legacy).await;
+    }
     let under_api = path.strip_prefix(state.config.base_path());
     if let Some(rest) = under_api.filter(|r| r.is_empty() || r.starts_with('/')) {
         return api_route(req, state, rest).await;
@@ -75,8 +83,9 @@ async fn api_route(
         // A person opening the API's address in a browser finds its documentation.
         "" | "/" => Ok(see_other("/docs")),
         "/openapi.json" => description::openapi(req, state),
+        _ if rest.trim_end_matches('/') == changes::PATH => changes::latest(req, state).await,
         _ => match endpoint_for(rest) {
-            Some((dataset, Form::Json)) => api::list(req, state, dataset).await,
+            Some((dataset, Form::Json)) => api::list(req, state, dataset, Envelope::Laravel).await,
             Some((dataset, form)) => downloads::listing(req, state, dataset, form).await,
             None => Err(not_found(req)),
         },

@@ -1,0 +1,254 @@
+//! `roadtraffic-load --fetch`: the national files of the current release downloaded from the
+//! Department for Transport's published location (`--source`) into a cache folder, each
+//! checked whole before it is kept, then loaded as any other input.
+//!
+//! - `cache`: the folder, its records and partial downloads;
+//! - `download`: one file's transfer (conditional and ranged requests, retries);
+//! - `verify`: the zip check;
+//! - `progress`: what is shown meanwhile.
+//!
+//! A file is checked on a second thread while the next one downloads.
+
+mod cache;
+mod download;
+mod progress;
+mod verify;
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use serde::Serialize;
+
+use roadtraffic_catalog as catalog;
+
+use crate::error::FetchError;
+use cache::{Cache, Record};
+use download::{Job, Outcome};
+pub use progress::Show;
+use progress::{transfer, FileProgress};
+
+/// DfT's public bucket, where the downloads page (roadtraffic.dft.gov.uk/downloads) links
+/// the national files.
+pub const DEFAULT_SOURCE: &str =
+    "https://storage.googleapis.com/dft-statistics/road-traffic/downloads/data-gov-uk/";
+/// Failures in a row allowed per file before giving up.
+pub const DEFAULT_RETRIES: u32 = 5;
+
+#[derive(Debug, Clone)]
+pub struct FetchOptions {
+    /// The base URL the files' names are appended to.
+    pub source: String,
+    pub cache_dir: PathBuf,
+    pub retries: u32,
+    pub show: Show,
+}
+
+/// One file of the release as fetched, as the metadata keeps it.
+#[derive(Debug, Clone, Serialize)]
+pub struct FetchedFile {
+    pub url: String,
+    pub file: String,
+    pub bytes: u64,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    pub sha256: String,
+    /// False when the server said the cached copy was current (it was not fetched again).
+    pub downloaded: bool,
+}
+
+/// The release in the cache: what each file was, and where it is.
+#[derive(Debug, Default)]
+pub struct Fetched {
+    pub files: Vec<FetchedFile>,
+    pub paths: Vec<PathBuf>,
+}
+
+/// The files of the current release: for each published dataset, its national file's name
+/// with `.zip` for `.csv`, under `source`.
+pub fn release_files(source: &str) -> Result<Vec<(String, String)>, FetchError> {
+    let lower = source.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+        return Err(FetchError::BadSource(source.to_string()));
+    }
+    let base = source.trim_end_matches('/');
+    Ok(catalog::published()
+        .filter_map(|d| d.national_file())
+        .map(|f| {
+            let stem = f.name.strip_suffix(".csv").unwrap_or(f.name);
+            let name = format!("{stem}.zip");
+            let url = format!("{base}/{name}");
+            (name, url)
+        })
+        .collect())
+}
+
+/// The cache folder used when `--cache-dir` is not given: beside the file being built,
+/// `<folder>/<name>-downloads` (`data/roadtraffic-downloads` for `data/roadtraffic.db`).
+pub fn default_cache_dir(db: &Path) -> PathBuf {
+    let stem = db
+        .file_stem()
+        .map_or("roadtraffic".into(), |s| s.to_string_lossy().into_owned());
+    let dir = db.parent().unwrap_or(Path::new(""));
+    dir.join(format!("{stem}-downloads"))
+}
+
+/// Fetches every file of the release into the cache, each checked whole. On any failure
+/// nothing half-downloaded is kept as a complete file (a partial one is kept to be resumed),
+/// and the cached copies of earlier fetches stay as they were.
+pub fn fetch_release(opts: &FetchOptions) -> Result<Fetched, FetchError> {
+    let files = release_files(&opts.source)?;
+    let cache = Cache::open(&opts.cache_dir)?;
+    let agent = download::agent();
+    let checked = std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel::<Check>();
+        let cache = &cache;
+        let checker = scope.spawn(move || rx.into_iter().map(|c| c.run(cache)).collect());
+        for (name, url) in &files {
+            let check = fetch_one(opts, &agent, cache, name, url)?;
+            if tx.send(check).is_err() {
+                break; // the checker stopped on a bad file: its error is the answer
+            }
+        }
+        drop(tx);
+        checker.join().unwrap_or_else(|_| {
+            Err(FetchError::cache(
+                &opts.cache_dir,
+                "the checking thread stopped",
+            ))
+        })
+    });
+    let checked: Vec<(FetchedFile, PathBuf)> = checked?;
+    if opts.show != Show::Nothing {
+        eprintln!(
+            "{} files checked whole (zip CRC-32, SHA-256) in {}",
+            checked.len(),
+            opts.cache_dir.display()
+        );
+    }
+    let (files, paths) = checked.into_iter().unzip();
+    Ok(Fetched { files, paths })
+}
+
+/// What is left to do with a transferred file, on the checking thread.
+enum Check {
+    /// The server said the cached copy (checked against its record) is current.
+    Cached { name: String, record: Record },
+    /// A new download, in the cache's partial file.
+    Fresh {
+        name: String,
+        validators: cache::Validators,
+        bytes: u64,
+    },
+}
+
+fn fetch_one(
+    opts: &FetchOptions,
+    agent: &ureq::Agent,
+    cache: &Cache,
+    name: &str,
+    url: &str,
+) -> Result<Check, FetchError> {
+    let progress = FileProgress::new(opts.show, name);
+    let cached = current_copy(cache, name, url)?;
+    let job = Job {
+        agent,
+        cache,
+        name,
+        url,
+        cached: cached.as_ref().map(|r| &r.validators),
+        retries: opts.retries,
+        progress: &progress,
+    };
+    match download::fetch(&job)? {
+        Outcome::Unchanged => {
+            let record = cached.ok_or_else(|| FetchError::cache(&cache.file(name), "vanished"))?;
+            progress.done(&format!(
+                "{name}: unchanged upstream, the cached copy is used ({})",
+                indicatif::HumanBytes(record.bytes)
+            ));
+            Ok(Check::Cached {
+                name: name.to_string(),
+                record,
+            })
+        }
+        Outcome::Downloaded {
+            validators,
+            bytes,
+            resumed_from,
+            seconds,
+        } => {
+            let mut line = format!("{name}: {}", transfer(bytes - resumed_from, seconds));
+            if resumed_from > 0 {
+                line.push_str(&format!(
+                    ", resumed at {}",
+                    indicatif::HumanBytes(resumed_from)
+                ));
+            }
+            progress.done(&line);
+            Ok(Check::Fresh {
+                name: name.to_string(),
+                validators,
+                bytes,
+            })
+        }
+    }
+}
+
+/// The cached copy of a file from `url`, if its bytes still match its record (so that the
+/// server may be asked whether it is current); one that does not is forgotten.
+fn current_copy(cache: &Cache, name: &str, url: &str) -> Result<Option<Record>, FetchError> {
+    let Some(record) = cache.record(name).filter(|r| r.validators.url == url) else {
+        return Ok(None);
+    };
+    let path = cache.file(name);
+    let sha256 = crate::input::sha256_file(&path).map_err(|e| FetchError::cache(&path, e))?;
+    if sha256 == record.sha256 {
+        return Ok(Some(record));
+    }
+    log::warn!(
+        "{}: changed since it was fetched; fetching it again",
+        path.display()
+    );
+    cache.forget(name);
+    Ok(None)
+}
+
+impl Check {
+    /// Checks a new download whole and makes it the cached file; a cached copy was checked
+    /// already.
+    fn run(self, cache: &Cache) -> Result<(FetchedFile, PathBuf), FetchError> {
+        let (name, record, downloaded) = match self {
+            Check::Cached { name, record } => (name, record, false),
+            Check::Fresh {
+                name,
+                validators,
+                bytes,
+            } => {
+                let partial = cache.partial(&name);
+                if let Err(e) = verify::check_zip(&partial, &validators.url) {
+                    cache.discard_partial(&name);
+                    return Err(e);
+                }
+                let sha256 = crate::input::sha256_file(&partial)
+                    .map_err(|e| FetchError::cache(&partial, e))?;
+                let record = Record {
+                    validators,
+                    bytes,
+                    sha256,
+                };
+                cache.commit(&name, &record)?;
+                (name, record, true)
+            }
+        };
+        let file = FetchedFile {
+            url: record.validators.url,
+            file: name.clone(),
+            bytes: record.bytes,
+            etag: record.validators.etag,
+            last_modified: record.validators.last_modified,
+            sha256: record.sha256,
+            downloaded,
+        };
+        Ok((file, cache.file(&name)))
+    }
+}
