@@ -8,7 +8,8 @@
 //! - `stream`: bodies written on the blocking pool, sent whole or streamed;
 //! - `release`: the loaded file, its connections and what is learnt of it;
 //! - `error`: the one error type and the one place it becomes a status;
-//! - `ratelimit`: the optional per-client limit.
+//! - `ratelimit`: the optional per-client limit;
+//! - `site`: the website's pages, their layout and assets.
 
 mod api;
 mod configuration;
@@ -16,6 +17,7 @@ pub mod error;
 mod ratelimit;
 pub mod release;
 mod routes;
+pub mod site;
 mod startup;
 mod stream;
 

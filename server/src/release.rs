@@ -64,6 +64,8 @@ pub struct Release {
     rows: HashMap<&'static str, (i64, bool)>,
     /// What has been learnt of the filter sets asked for.
     pub filter_sets: FilterSets,
+    /// What the website learns of the file once (its map data, areas, headline figures).
+    pub site: std::sync::OnceLock<Arc<crate::site::Summary>>,
 }
 
 impl Release {
@@ -145,6 +147,7 @@ impl Release {
             tag,
             rows,
             filter_sets: FilterSets::default(),
+            site: std::sync::OnceLock::new(),
         })
     }
 

@@ -4,11 +4,13 @@
 #![allow(clippy::too_many_lines)]
 
 mod api;
+mod browser;
 mod fixtures;
 mod hostile;
 mod hostile_input;
 mod loader;
 mod reliability;
+mod site;
 mod snapshots;
 mod support;
 mod swap;

@@ -1,6 +1,7 @@
 //! Which handler answers a request. Under the API base path: the public API's endpoints
-//! (`api.rs`); anything else there, and anywhere else for now, is the public service's JSON
-//! 404. Rate limiting, when on, wraps every answer.
+//! (`api.rs`); anything else there is the public service's JSON 404. Outside it: the
+//! website's pages and assets (`crate::site`), an HTML 404 for a browser, the JSON 404 for
+//! anyone else. Rate limiting, when on, wraps every answer.
 //!
 //! Rooms for what comes next, each a module of its own beside `api.rs`: the API's description
 //! (OpenAPI and the docs page), downloads (CSV exports), the site's pages, and operations
@@ -51,6 +52,13 @@ async fn route(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiE
         .and_then(dataset_for);
     match endpoint {
         Some(dataset) => api::list(req, state, dataset).await,
+        // Outside the API: the website's pages, and an HTML 404 for a browser.
+        None if !req.path().starts_with(state.config.base_path()) => {
+            match crate::site::respond(req, state).await {
+                Some(page) => Ok(page),
+                None => crate::site::not_found_for_browser(req).ok_or_else(|| not_found(req)),
+            }
+        }
         None => Err(not_found(req)),
     }
 }

@@ -1,0 +1,127 @@
+//! `/about`: what the data is, its licence and disclaimer, and the release loaded (the file's
+//! metadata table). The page is a list of sections: another (a change report) is one more
+//! entry in [`render`].
+
+use maud::{html, Markup};
+
+use roadtraffic_catalog::schema::metadata;
+
+use crate::error::ApiError;
+use crate::site::layout::{page_in, Section};
+use crate::site::summary::Summary;
+use crate::site::{format, View};
+
+pub fn render(view: &View) -> Result<Markup, ApiError> {
+    let sections = [
+        the_data(),
+        licence(),
+        disclaimer(),
+        release_loaded(view.summary),
+    ];
+    let body = html! {
+        h1 { "About the data" }
+        @for s in &sections { (s) }
+    };
+    Ok(page_in(Section::About, "About the data", body))
+}
+
+fn the_data() -> Markup {
+    html! {
+        section aria-labelledby="what" {
+            h2 #what { "What the data is" }
+            p { "The Department for Transport counts traffic at tens of thousands of count points on Great Britain's roads. Trained enumerators count vehicles by type, hour by hour from 07:00 to 19:00, in each direction, on one weekday between March and October; those raw counts are turned into the annual average daily flow (AADF): the vehicles passing a point on an average day of the year. Where a road link was not counted in a year, its AADF is estimated from earlier counts or nearby links." }
+            p { "From the AADF and the length of each road link come the traffic figures of local authorities, regions and Great Britain, in vehicle miles per year." }
+            ul {
+                li { strong { "AADF" } ": vehicles on an average day of the year, both directions (or one, by direction)." }
+                li { strong { "Raw counts" } ": vehicles counted in one hour (7 is 07:00 to 08:00 … 18 is 18:00 to 19:00) in one direction on one count day." }
+                li { strong { "Traffic" } ": vehicle miles travelled in a year; road lengths in kilometres and miles." }
+            }
+        }
+    }
+}
+
+fn licence() -> Markup {
+    html! {
+        section aria-labelledby="licence" {
+            h2 #licence { "Licence" }
+            p {
+                "The statistics are published by the Department for Transport under the "
+                a href="https://www.nationalarchives.gov.uk/doc/open-government-licence/version/3/" rel="license" { "Open Government Licence v3.0" }
+                ". Attribution: Department for Transport, road traffic statistics. This mirror serves them unchanged; the map's coastline is from Natural Earth (public domain)."
+            }
+        }
+    }
+}
+
+fn disclaimer() -> Markup {
+    html! {
+        section aria-labelledby="disclaimer" {
+            h2 #disclaimer { "Data disclaimer" }
+            p { "Regional and national figures are robust and accredited official statistics. Estimates for single road links and small areas are less robust, as they are not always based on up-to-date counts. Figures whose estimation method is “Counted” are likely to be more accurate than those “Estimated”." }
+        }
+    }
+}
+
+/// The release loaded: the metadata table of the file, in words.
+pub fn release_loaded(summary: &Summary) -> Markup {
+    let value = |key| summary.metadata(key).unwrap_or("");
+    html! {
+        section aria-labelledby="release" {
+            h2 #release { "The release loaded" }
+            dl.details {
+                dt { "Release" } dd { (value(metadata::RELEASE)) }
+                dt { "Loaded at" } dd { (value(metadata::LOADED_AT)) }
+                dt { "Loader version" } dd { (value(metadata::LOADER_VERSION)) }
+                dt { "Schema version" } dd { (value(metadata::SCHEMA_VERSION)) }
+                dt { "Count points on the map" }
+                dd { (format::whole(summary.points.mapped as f64)) " of " (format::whole(summary.count_points as f64)) " (the others have no coordinates in Great Britain)" }
+            }
+            (sources(value(metadata::SOURCES)))
+            (row_counts(value(metadata::ROW_COUNTS)))
+        }
+    }
+}
+
+fn sources(json: &str) -> Markup {
+    let sources: Vec<serde_json::Value> = serde_json::from_str(json).unwrap_or_default();
+    let field = |s: &serde_json::Value, k: &str| match &s[k] {
+        serde_json::Value::String(t) => t.clone(),
+        serde_json::Value::Number(n) => n.as_f64().map(format::whole).unwrap_or_default(),
+        _ => String::new(),
+    };
+    html! {
+        div.table-scroll tabindex="0" role="region" aria-label="Source files (table)" {
+            table.sources {
+                caption { "Source files" }
+                thead { tr { th scope="col" { "File" } th scope="col" { "Bytes" } th scope="col" { "SHA-256" } } }
+                tbody {
+                    @for s in &sources {
+                        tr {
+                            th scope="row" { (field(s, "file")) }
+                            td.num { (field(s, "bytes")) }
+                            td { code.hash { (field(s, "sha256")) } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn row_counts(json: &str) -> Markup {
+    let counts: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(json).unwrap_or_default();
+    html! {
+        div.table-scroll tabindex="0" role="region" aria-label="Rows per table (table)" {
+            table {
+                caption { "Rows per table" }
+                thead { tr { th scope="col" { "Table" } th scope="col" { "Rows" } } }
+                tbody {
+                    @for (table, n) in &counts {
+                        tr { th scope="row" { code { (table) } } td.num { (n.as_f64().map(format::whole).unwrap_or_default()) } }
+                    }
+                }
+            }
+        }
+    }
+}
