@@ -16,6 +16,8 @@
     M: { colour: '#667085', layer: 0, size: 0.9 }
   };
   var OTHER = { colour: '#667085', layer: 0, size: 0.9 };
+  // A major road whose file gives no road category (files split by area).
+  var MAJOR = { colour: '#1b1f23', layer: 3, size: 1.3 };
   var LAND = '#fbfaf6';
   var COAST = '#9aa6b2';
   var FADED = 'rgba(102, 112, 133, 0.28)';
@@ -42,6 +44,7 @@
     p.roads = names.roads;
     p.las = names.localAuthorities;
     p.styles = names.categories.map(function (c) { return STYLE[c] || OTHER; });
+    p.styles[254] = MAJOR;
     p.x = new Float32Array(n);
     p.y = new Float32Array(n);
     for (var i = 0; i < n; i++) {

@@ -17,7 +17,10 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 /// `ROADTRAFFIC_REQUIRE_SHARED=1` (CI, whose `.ci/run` installs it) its absence fails the test.
 pub fn chromium(width: u32, height: u32) -> Option<Browser> {
     if !Path::new(CHROMIUM).exists() {
-        let test = std::thread::current().name().unwrap_or("a test").to_string();
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("a test")
+            .to_string();
         if std::env::var("ROADTRAFFIC_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
             panic!("{test} needs {CHROMIUM} (apt-get install chromium; .ci/run installs it)");
         }
@@ -85,20 +88,18 @@ pub fn watched_tab(browser: &Browser, width: u32, height: u32) -> Watched {
     tab.add_event_listener(Arc::new(move |event: &Event| {
         let mut seen = sink.lock().unwrap();
         match event {
-            Event::LogEntryAdded(e) => {
+            Event::LogEntryAdded(e) if format!("{:?}", e.params.entry.level) == "Error" => {
                 let entry = &e.params.entry;
-                if format!("{:?}", entry.level) == "Error" {
-                    seen.errors.push(format!("log: {} ({:?})", entry.text, entry.url));
-                }
+                seen.errors
+                    .push(format!("log: {} ({:?})", entry.text, entry.url));
             }
             Event::RuntimeExceptionThrown(e) => {
                 seen.errors
                     .push(format!("exception: {:?}", e.params.exception_details));
             }
-            Event::RuntimeConsoleAPICalled(e) => {
-                if format!("{:?}", e.params.Type) == "Error" {
-                    seen.errors.push(format!("console.error: {:?}", e.params.args));
-                }
+            Event::RuntimeConsoleAPICalled(e) if format!("{:?}", e.params.Type) == "Error" => {
+                seen.errors
+                    .push(format!("console.error: {:?}", e.params.args));
             }
             Event::NetworkRequestWillBeSent(e) => seen.requests.push(e.params.request.url.clone()),
             _ => {}
@@ -110,22 +111,24 @@ pub fn watched_tab(browser: &Browser, width: u32, height: u32) -> Watched {
 
 /// Sets the page's viewport, as a phone or a desktop screen.
 pub fn resize(tab: &Tab, width: u32, height: u32) {
-    tab.call_method(headless_chrome::protocol::cdp::Emulation::SetDeviceMetricsOverride {
-        width,
-        height,
-        device_scale_factor: 1.0,
-        mobile: width < 600,
-        scale: None,
-        screen_width: None,
-        screen_height: None,
-        position_x: None,
-        position_y: None,
-        dont_set_visible_size: None,
-        screen_orientation: None,
-        viewport: None,
-        display_feature: None,
-        device_posture: None,
-    })
+    tab.call_method(
+        headless_chrome::protocol::cdp::Emulation::SetDeviceMetricsOverride {
+            width,
+            height,
+            device_scale_factor: 1.0,
+            mobile: width < 600,
+            scale: None,
+            screen_width: None,
+            screen_height: None,
+            position_x: None,
+            position_y: None,
+            dont_set_visible_size: None,
+            screen_orientation: None,
+            viewport: None,
+            display_feature: None,
+            device_posture: None,
+        },
+    )
     .unwrap();
 }
 
@@ -152,7 +155,10 @@ pub fn poll(tab: &Tab, script: &str, timeout: Duration) -> Option<serde_json::Va
     let started = Instant::now();
     loop {
         let value = eval(tab, script);
-        if !matches!(value, serde_json::Value::Null | serde_json::Value::Bool(false)) {
+        if !matches!(
+            value,
+            serde_json::Value::Null | serde_json::Value::Bool(false)
+        ) {
             return Some(value);
         }
         if started.elapsed() > timeout {
@@ -165,7 +171,9 @@ pub fn poll(tab: &Tab, script: &str, timeout: Duration) -> Option<serde_json::Va
 /// A PNG of the whole page at `width`, kept under `target/site-screenshots/` (CI's
 /// artefacts); the viewport is then set back to `width` x `height`.
 pub fn screenshot(tab: &Tab, name: &str, (width, height): (u32, u32)) -> PathBuf {
-    let full = eval(tab, "document.documentElement.scrollHeight").as_u64().unwrap_or(800);
+    let full = eval(tab, "document.documentElement.scrollHeight")
+        .as_u64()
+        .unwrap_or(800);
     resize(tab, width, (full as u32).clamp(height, 8000));
     std::thread::sleep(Duration::from_millis(300)); // the map redraws at its new size
     let png = tab

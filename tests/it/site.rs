@@ -50,10 +50,21 @@ fn site_pages_are_html_with_their_own_csp_and_no_inline_script() {
             body.matches("<script src=\"/assets/site.").count(),
             "{path}: a script that is not the site's file"
         );
-        for inline in [" style=", " onclick=", " onerror=", " onload=", "javascript:"] {
+        for inline in [
+            " style=",
+            " onclick=",
+            " onerror=",
+            " onload=",
+            "javascript:",
+        ] {
             assert!(!body.contains(inline), "{path}: {inline}");
         }
-        for part in ["<h1>", "id=\"main\"", "Open Government Licence", "href=\"/docs\""] {
+        for part in [
+            "<h1>",
+            "id=\"main\"",
+            "Open Government Licence",
+            "href=\"/docs\"",
+        ] {
             assert!(body.contains(part), "{path}: no {part}");
         }
     }
@@ -83,12 +94,18 @@ fn unknown_ids_get_an_html_404_and_the_api_keeps_its_json_404() {
         assert!(r.text().contains("Page not found") && r.text().contains("href=\"/regions\""));
     }
     let api = get(server, "/api/nothing-here");
-    assert_eq!((api.status, api.header("content-type")), (404, Some("application/json")));
+    assert_eq!(
+        (api.status, api.header("content-type")),
+        (404, Some("application/json"))
+    );
     let elsewhere = get(server, "/nothing-here");
     assert_eq!(elsewhere.header("content-type"), Some("application/json"));
     let browser = request(server, "GET", "/nothing-here", &[("accept", "text/html")]);
     assert_eq!(browser.status, 404);
-    assert_eq!(browser.header("content-type"), Some("text/html; charset=utf-8"));
+    assert_eq!(
+        browser.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
 }
 
 /// The URL of the page's asset whose name starts with `prefix`.
@@ -198,7 +215,10 @@ fn hostile_names_show_as_text_and_run_nothing() {
         assert!(!body.contains("<img"), "{path}");
     }
     let body = get(&server, &format!("/manualcountpoints/{cp}")).text();
-    assert!(body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{body}");
+    assert!(
+        body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{body}"
+    );
     let Some(browser) = chromium(DESKTOP.0, DESKTOP.1) else {
         return;
     };
@@ -206,19 +226,34 @@ fn hostile_names_show_as_text_and_run_nothing() {
     let dialogs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let opened = dialogs.clone();
     w.tab
-        .add_event_listener(std::sync::Arc::new(move |e: &headless_chrome::protocol::cdp::types::Event| {
-            if let headless_chrome::protocol::cdp::types::Event::PageJavascriptDialogOpening(_) = e {
-                opened.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            }
-        }))
+        .add_event_listener(std::sync::Arc::new(
+            move |e: &headless_chrome::protocol::cdp::types::Event| {
+                if let headless_chrome::protocol::cdp::types::Event::PageJavascriptDialogOpening(
+                    _,
+                ) = e
+                {
+                    opened.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+            },
+        ))
         .unwrap();
-    w.tab.call_method(headless_chrome::protocol::cdp::Page::Enable { enable_file_chooser_opened_event: None }).unwrap();
+    w.tab
+        .call_method(headless_chrome::protocol::cdp::Page::Enable {
+            enable_file_chooser_opened_event: None,
+        })
+        .unwrap();
     for path in &pages {
         open(&w, &server.url(path));
         wait_for_maps(&w);
-        let text = eval(&w.tab, "document.body.innerText").as_str().unwrap().to_string();
+        let text = eval(&w.tab, "document.body.innerText")
+            .as_str()
+            .unwrap()
+            .to_string();
         if path.starts_with("/manualcountpoints") {
-            assert!(text.contains(HOSTILE_ROAD) && text.contains(HOSTILE_AUTHORITY), "{text}");
+            assert!(
+                text.contains(HOSTILE_ROAD) && text.contains(HOSTILE_AUTHORITY),
+                "{text}"
+            );
         }
         let injected = eval(
             &w.tab,
@@ -230,10 +265,23 @@ fn hostile_names_show_as_text_and_run_nothing() {
     open(&w, &server.url(&format!("/manualcountpoints/{cp}")));
     wait_for_maps(&w);
     let [x, y] = screen_position(&w.tab, cp);
-    mouse(&w.tab, Input::DispatchMouseEventTypeOption::MouseMoved, x, y);
-    let tip = wait_for(&w.tab, "document.querySelector('.map-tip.shown')?.textContent", Duration::from_secs(5));
+    mouse(
+        &w.tab,
+        Input::DispatchMouseEventTypeOption::MouseMoved,
+        x,
+        y,
+    );
+    let tip = wait_for(
+        &w.tab,
+        "document.querySelector('.map-tip.shown')?.textContent",
+        Duration::from_secs(5),
+    );
     assert!(tip.as_str().unwrap().contains(HOSTILE_ROAD), "{tip}");
-    assert_eq!(dialogs.load(std::sync::atomic::Ordering::SeqCst), 0, "a dialog opened");
+    assert_eq!(
+        dialogs.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "a dialog opened"
+    );
     assert_no_errors_and_no_other_host(&w, &server.url(""), &[]);
 }
 
@@ -241,7 +289,11 @@ fn hostile_names_show_as_text_and_run_nothing() {
 fn open(w: &Watched, url: &str) {
     w.tab.navigate_to(url).unwrap();
     w.tab.wait_until_navigated().unwrap();
-    wait_for(&w.tab, "document.readyState === 'complete'", Duration::from_secs(20));
+    wait_for(
+        &w.tab,
+        "document.readyState === 'complete'",
+        Duration::from_secs(20),
+    );
 }
 
 /// Waits until every map of the page is drawn; the number of points drawn on each.
@@ -257,7 +309,12 @@ fn wait_for_maps(w: &Watched) -> Vec<u64> {
             seen.requests
         )
     });
-    drawn.as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect()
+    drawn
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect()
 }
 
 fn screen_position(tab: &Tab, id: i64) -> [f64; 2] {
@@ -265,7 +322,9 @@ fn screen_position(tab: &Tab, id: i64) -> [f64; 2] {
         tab,
         &format!("document.querySelector('.map').roadtrafficMap.screenPosition({id})"),
     );
-    let at = at.as_array().unwrap_or_else(|| panic!("count point {id} not on the map"));
+    let at = at
+        .as_array()
+        .unwrap_or_else(|| panic!("count point {id} not on the map"));
     [at[0].as_f64().unwrap(), at[1].as_f64().unwrap()]
 }
 
@@ -306,7 +365,10 @@ fn assert_no_errors_and_no_other_host(w: &Watched, origin: &str, expected: &[Str
         .iter()
         .filter(|u| !u.starts_with(origin))
         .collect();
-    assert!(elsewhere.is_empty(), "requests leaving the server: {elsewhere:#?}");
+    assert!(
+        elsewhere.is_empty(),
+        "requests leaving the server: {elsewhere:#?}"
+    );
     assert!(!seen.requests.is_empty());
     seen.errors.clear();
     seen.requests.clear();
@@ -338,7 +400,11 @@ fn charts_hold_the_numbers_of_their_tables(tab: &Tab) -> u64 {
         return { bad, checked };
     })()"#;
     let result = eval(tab, script);
-    assert_eq!(result["bad"], serde_json::json!([]), "charts differ from tables");
+    assert_eq!(
+        result["bad"],
+        serde_json::json!([]),
+        "charts differ from tables"
+    );
     result["checked"].as_u64().unwrap()
 }
 
@@ -347,7 +413,7 @@ fn coloured_pixels(tab: &Tab) -> u64 {
     let script = r#"(() => {
         const c = document.querySelector('.map canvas');
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        const colours = [[0x15,0x59,0xb8],[0x17,0x80,0x3d],[0xc0,0x36,0x2c],[0x9a,0x5b,0x00],[0x66,0x70,0x85]];
+        const colours = [[0x15,0x59,0xb8],[0x17,0x80,0x3d],[0xc0,0x36,0x2c],[0x9a,0x5b,0x00],[0x66,0x70,0x85],[0x1b,0x1f,0x23]];
         let n = 0;
         for (let i = 0; i < d.length; i += 4) {
             if (colours.some(k => Math.abs(k[0]-d[i]) + Math.abs(k[1]-d[i+1]) + Math.abs(k[2]-d[i+2]) < 12)) n++;
@@ -370,9 +436,15 @@ fn check_pages_in_chromium(server: &TestServer, pages: &[(&str, String, u16)], p
             let url = server.url(path);
             open(&w, &url);
             let drawn = wait_for_maps(&w);
-            let has_map = ["/", "/?", "/regions/", "/local-authorities/", "/manualcountpoints/"]
-                .iter()
-                .any(|p| path == p || (p.len() > 1 && path.starts_with(p)));
+            let has_map = [
+                "/",
+                "/?",
+                "/regions/",
+                "/local-authorities/",
+                "/manualcountpoints/",
+            ]
+            .iter()
+            .any(|p| path == p || (p.len() > 1 && path.starts_with(p)));
             if *status == 200 && has_map {
                 assert_eq!(drawn.len(), 1, "{path}: no map");
             }
@@ -380,15 +452,25 @@ fn check_pages_in_chromium(server: &TestServer, pages: &[(&str, String, u16)], p
                 assert!(*n > 0, "{path}: the map drew no point");
             }
             if !drawn.is_empty() {
-                assert!(coloured_pixels(&w.tab) > 0, "{path}: no point's colour on the canvas");
+                assert!(
+                    coloured_pixels(&w.tab) > 0,
+                    "{path}: no point's colour on the canvas"
+                );
             }
             charts_hold_the_numbers_of_their_tables(&w.tab);
             let overflow = eval(
                 &w.tab,
                 "document.documentElement.scrollWidth - document.documentElement.clientWidth",
             );
-            assert!(overflow.as_i64().unwrap() <= 0, "{path} at {label}: wider than the screen by {overflow}px");
-            let expected = if *status == 404 { vec![url.clone()] } else { vec![] };
+            assert!(
+                overflow.as_i64().unwrap() <= 0,
+                "{path} at {label}: wider than the screen by {overflow}px"
+            );
+            let expected = if *status == 404 {
+                vec![url.clone()]
+            } else {
+                vec![]
+            };
             assert_no_errors_and_no_other_host(&w, &origin, &expected);
             screenshot(&w.tab, &format!("{prefix}-{name}-{label}"), size);
         }
@@ -414,16 +496,42 @@ fn every_kind_of_page_works_in_chromium_on_the_sample() {
     open(&w, &server.url("/"));
     assert_eq!(wait_for_maps(&w), vec![sample_rows("count_points") as u64]);
     let [x, y] = screen_position(&w.tab, 501);
-    mouse(&w.tab, Input::DispatchMouseEventTypeOption::MouseMoved, x, y);
-    let tip = wait_for(&w.tab, "document.querySelector('.map-tip.shown')?.textContent", Duration::from_secs(5));
+    mouse(
+        &w.tab,
+        Input::DispatchMouseEventTypeOption::MouseMoved,
+        x,
+        y,
+    );
+    let tip = wait_for(
+        &w.tab,
+        "document.querySelector('.map-tip.shown')?.textContent",
+        Duration::from_secs(5),
+    );
     assert!(tip.as_str().unwrap().contains("count point 501"), "{tip}");
-    mouse(&w.tab, Input::DispatchMouseEventTypeOption::MousePressed, x, y);
-    mouse(&w.tab, Input::DispatchMouseEventTypeOption::MouseReleased, x, y);
-    wait_for(&w.tab, "location.pathname === '/manualcountpoints/501'", Duration::from_secs(10));
+    mouse(
+        &w.tab,
+        Input::DispatchMouseEventTypeOption::MousePressed,
+        x,
+        y,
+    );
+    mouse(
+        &w.tab,
+        Input::DispatchMouseEventTypeOption::MouseReleased,
+        x,
+        y,
+    );
+    wait_for(
+        &w.tab,
+        "location.pathname === '/manualcountpoints/501'",
+        Duration::from_secs(10),
+    );
     // Zoom from the keyboard.
     open(&w, &server.url("/"));
     wait_for_maps(&w);
-    let before = eval(&w.tab, "document.querySelector('.map').roadtrafficMap.scale");
+    let before = eval(
+        &w.tab,
+        "document.querySelector('.map').roadtrafficMap.scale",
+    );
     eval(&w.tab, "document.querySelector('.map canvas').focus()");
     w.tab.press_key("+").unwrap();
     let after = wait_for(
@@ -461,15 +569,29 @@ fn every_kind_of_page_works_in_chromium_on_real_files() {
     // The real files are splits: the count points with AADF are not those with raw counts.
     let with_aadf = first(&db, "SELECT count_point_id FROM aadf ORDER BY id LIMIT 1");
     let counted = first(&db, "SELECT count_point_id FROM raw_counts_runs LIMIT 1");
-    let la = first(&db, &format!("SELECT local_authority_id FROM aadf WHERE count_point_id = {with_aadf}"));
-    let region = first(&db, &format!("SELECT region_id FROM local_authorities WHERE id = {la}"));
+    let la = first(
+        &db,
+        &format!("SELECT local_authority_id FROM aadf WHERE count_point_id = {with_aadf}"),
+    );
+    let region = first(
+        &db,
+        &format!("SELECT region_id FROM local_authorities WHERE id = {la}"),
+    );
     let server = serve(&db, &[]);
     let pages = vec![
         ("home", "/".to_string(), 200),
         ("region", format!("/regions/{region}"), 200),
         ("local-authority", format!("/local-authorities/{la}"), 200),
-        ("count-point", format!("/manualcountpoints/{with_aadf}"), 200),
-        ("count-point-raw-counts", format!("/manualcountpoints/{counted}"), 200),
+        (
+            "count-point",
+            format!("/manualcountpoints/{with_aadf}"),
+            200,
+        ),
+        (
+            "count-point-raw-counts",
+            format!("/manualcountpoints/{counted}"),
+            200,
+        ),
         ("about", "/about".to_string(), 200),
     ];
     for (_, path, status) in &pages {

@@ -121,7 +121,10 @@ mod tests {
     #[test]
     fn served_names_carry_a_hash_of_the_bytes() {
         let css = url(STYLESHEET);
-        assert!(css.starts_with("/assets/site.") && css.ends_with(".css"), "{css}");
+        assert!(
+            css.starts_with("/assets/site.") && css.ends_with(".css"),
+            "{css}"
+        );
         assert_eq!(css.len(), "/assets/site..css".len() + 16);
         assert_ne!(url(STYLESHEET), url(SCRIPT));
     }

@@ -19,6 +19,8 @@ pub struct LineChart<'a> {
     pub y_label: &'a str,
     pub xs: Vec<i64>,
     pub x_label: fn(i64) -> String,
+    /// An x as the axis shows it (shorter than `x_label`, where that is long).
+    pub x_tick: fn(i64) -> String,
     pub series: Vec<Series>,
 }
 
@@ -85,7 +87,7 @@ pub fn line_chart(chart: &LineChart) -> Markup {
     let desc_id = format!("{}-desc", chart.id);
     html! {
         figure.chart {
-            svg viewBox=(format!("0 0 {WIDTH} {HEIGHT}")) role="img"
+            div.chart-scroll { svg viewBox=(format!("0 0 {WIDTH} {HEIGHT}")) role="img"
                 aria-labelledby=(format!("{title_id} {desc_id}")) data-chart=(chart.id) {
                 title id=(title_id) { (chart.title) }
                 desc id=(desc_id) { (chart.y_label) ". The same figures are in the table below the chart." }
@@ -99,7 +101,7 @@ pub fn line_chart(chart: &LineChart) -> Markup {
                     line x1=(LEFT) x2=(WIDTH - RIGHT) y1=(TOP + plot_h) y2=(TOP + plot_h) {}
                     @for (i, x) in chart.xs.iter().enumerate() {
                         @if i % every == 0 || i + 1 == chart.xs.len() {
-                            text x=(x_at(*x)) y=(HEIGHT - BOTTOM + 18.0) text-anchor="middle" { ((chart.x_label)(*x)) }
+                            text x=(x_at(*x)) y=(HEIGHT - BOTTOM + 18.0) text-anchor="middle" { ((chart.x_tick)(*x)) }
                         }
                     }
                 }
@@ -115,7 +117,7 @@ pub fn line_chart(chart: &LineChart) -> Markup {
                         }
                     }
                 }
-            }
+            } }
             figcaption {
                 ul.legend {
                     @for (n, s) in chart.series.iter().enumerate() {
@@ -182,6 +184,7 @@ mod tests {
             y_label: "AADF",
             xs: vec![2019, 2020],
             x_label: |x| x.to_string(),
+            x_tick: |x| x.to_string(),
             series: vec![Series {
                 key: "cars_and_taxis".into(),
                 label: "Cars".into(),
@@ -189,7 +192,10 @@ mod tests {
             }],
         })
         .into_string();
-        assert!(chart.contains(r#"data-x="2020" data-value="12""#), "{chart}");
+        assert!(
+            chart.contains(r#"data-x="2020" data-value="12""#),
+            "{chart}"
+        );
         assert!(chart.contains("&lt;b&gt;") && !chart.contains("<b>"));
     }
 }

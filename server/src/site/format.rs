@@ -117,11 +117,27 @@ pub fn hour(h: i64) -> String {
 /// A count date (`2023-10-23`) in words: `Monday 23 October 2023`.
 pub fn date(text: &str) -> String {
     const MONTHS: [&str; 12] = [
-        "January", "February", "March", "April", "May", "June", "July", "August", "September",
-        "October", "November", "December",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
     ];
     const DAYS: [&str; 7] = [
-        "Thursday", "Friday", "Saturday", "Sunday", "Monday", "Tuesday", "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
     ];
     let parts: Vec<i64> = text
         .get(..10)

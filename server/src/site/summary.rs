@@ -45,6 +45,8 @@ pub struct MapPoints {
     pub gzipped: actix_web::web::Bytes,
     /// Count points with coordinates inside [`MAP_BOX`].
     pub mapped: usize,
+    /// Of those, major roads whose file gives no road category (the per-area splits).
+    pub major_without_category: usize,
 }
 
 pub struct Summary {
@@ -197,12 +199,12 @@ struct Point {
 /// The map's point data: a 24-byte header ("RTP1", the count as u32, [`MAP_BOX`] as four
 /// f32), then column arrays (little-endian) of ids (u32), longitude and latitude (u16, the
 /// box in 65,535 steps, ~15 m), local authority ids and road name indexes (u16), road
-/// category indexes and region ids (u8), then a JSON object of the road names, the local
+/// category indexes (254: a major road of no given category) and region ids (u8), then a JSON object of the road names, the local
 /// authorities' names and the road category codes.
 fn map_points(conn: &rusqlite::Connection) -> Result<(MapPoints, usize), ApiError> {
     let sql = format!(
         "SELECT count_point_id, latitude, longitude, road_category, road_name, \
-         local_authority_id, region_id FROM {} ORDER BY count_point_id",
+         local_authority_id, region_id, road_type FROM {} ORDER BY count_point_id",
         COUNT_POINTS.table
     );
     let mut stmt = conn.prepare(&sql)?;
@@ -220,7 +222,10 @@ fn map_points(conn: &rusqlite::Connection) -> Result<(MapPoints, usize), ApiErro
         let (Some(lat), Some(lon)) = (coordinate(1)?, coordinate(2)?) else {
             continue;
         };
-        let (Some(lon), Some(lat)) = (quantise(lon, MAP_BOX[0], MAP_BOX[2]), quantise(lat, MAP_BOX[1], MAP_BOX[3])) else {
+        let (Some(lon), Some(lat)) = (
+            quantise(lon, MAP_BOX[0], MAP_BOX[2]),
+            quantise(lat, MAP_BOX[1], MAP_BOX[3]),
+        ) else {
             continue;
         };
         let Ok(id) = u32::try_from(r.get::<_, i64>(0)?) else {
@@ -245,9 +250,10 @@ fn map_points(conn: &rusqlite::Connection) -> Result<(MapPoints, usize), ApiErro
             lat,
             local_authority: u16::try_from(r.get::<_, i64>(5)?).unwrap_or(u16::MAX),
             road,
-            category: category
-                .and_then(|c| ROAD_CATEGORIES.iter().position(|k| *k == c))
-                .map_or(u8::MAX, |i| i as u8),
+            category: category_index(
+                category.as_deref(),
+                r.get::<_, Option<String>>(7)?.as_deref(),
+            ),
             region: u8::try_from(r.get::<_, i64>(6)?).unwrap_or(u8::MAX),
         });
     }
@@ -261,11 +267,13 @@ fn map_points(conn: &rusqlite::Connection) -> Result<(MapPoints, usize), ApiErro
     gz.write_all(&bytes).map_err(ApiError::internal)?;
     let gzipped = gz.finish().map_err(ApiError::internal)?;
     let mapped = points.len();
+    let major_without_category = points.iter().filter(|p| p.category == MAJOR).count();
     Ok((
         MapPoints {
             bytes: bytes.into(),
             gzipped: gzipped.into(),
             mapped,
+            major_without_category,
         },
         all,
     ))
@@ -283,6 +291,19 @@ fn local_authority_names(
         ))
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The category index of a major road without a road category.
+const MAJOR: u8 = 254;
+
+/// A point's road category: its index in `ROAD_CATEGORIES`, else [`MAJOR`] for a major road
+/// (files split by area give only the road type), else 255.
+fn category_index(category: Option<&str>, road_type: Option<&str>) -> u8 {
+    match category.and_then(|c| ROAD_CATEGORIES.iter().position(|k| *k == c)) {
+        Some(i) => i as u8,
+        None if road_type == Some("Major") => MAJOR,
+        None => u8::MAX,
+    }
 }
 
 /// A coordinate as a step of 65,535 across `[min, max]`; none outside it.

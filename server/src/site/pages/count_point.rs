@@ -85,7 +85,11 @@ fn site(view: &View, id: i64) -> Result<Option<Site>, ApiError> {
     let counted = format!(
         "SELECT {} FROM {runs} u JOIN {} r ON r.id BETWEEN u.first_id AND u.last_id \
          WHERE u.count_point_id = ?1 ORDER BY u.first_id DESC LIMIT 1",
-        COLUMNS.split(", ").map(|c| format!("r.{}", c.trim())).collect::<Vec<_>>().join(", "),
+        COLUMNS
+            .split(", ")
+            .map(|c| format!("r.{}", c.trim()))
+            .collect::<Vec<_>>()
+            .join(", "),
         RAW_COUNTS.table
     );
     site_from(view, &counted, id)
@@ -160,7 +164,10 @@ fn aadf(view: &View, id: i64) -> Result<Markup, ApiError> {
         .query_map([id], |r| {
             let method: Option<String> = r.get(0)?;
             let detailed: Option<String> = r.get(1)?;
-            Ok(detailed.filter(|d| !d.is_empty()).or(method).unwrap_or_default())
+            Ok(detailed
+                .filter(|d| !d.is_empty())
+                .or(method)
+                .unwrap_or_default())
         })?
         .collect::<Result<_, _>>()?;
     Ok(html! {
@@ -173,6 +180,7 @@ fn aadf(view: &View, id: i64) -> Result<Markup, ApiError> {
                 unit: "vehicles per day",
                 x_name: "Year",
                 x_label: year,
+                x_tick: year,
                 xs,
                 series,
                 extra: vec![("Count method".into(), methods)],
@@ -198,6 +206,7 @@ fn by_direction(view: &View, id: i64) -> Result<Markup, ApiError> {
                 unit: "vehicles per day",
                 x_name: "Year",
                 x_label: year,
+                x_tick: year,
                 xs,
                 series,
                 extra: Vec::new(),
@@ -219,6 +228,9 @@ fn direction(code: &str) -> String {
     .to_string()
 }
 
+/// One raw count: its hour, its direction, its motor vehicles.
+type HourCount = (i64, String, Option<f64>);
+
 /// The raw counts, one count day each: all motor vehicles by hour and direction (chart and
 /// table), the latest day open.
 fn raw_counts(view: &View, id: i64) -> Result<Markup, ApiError> {
@@ -230,11 +242,15 @@ fn raw_counts(view: &View, id: i64) -> Result<Markup, ApiError> {
         RAW_COUNTS.table
     );
     let mut stmt = view.conn.prepare(&sql)?;
-    let mut days: Vec<(String, Vec<(i64, String, Option<f64>)>)> = Vec::new();
+    let mut days: Vec<(String, Vec<HourCount>)> = Vec::new();
     let mut rows = stmt.query([id])?;
     while let Some(r) = rows.next()? {
         let date: String = r.get(0)?;
-        let cell = (r.get(1)?, r.get::<_, Option<String>>(2)?.unwrap_or_default(), r.get(3)?);
+        let cell = (
+            r.get(1)?,
+            r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+            r.get(3)?,
+        );
         match days.last_mut() {
             Some((d, cells)) if *d == date => cells.push(cell),
             _ => days.push((date, vec![cell])),
@@ -258,7 +274,7 @@ fn raw_counts(view: &View, id: i64) -> Result<Markup, ApiError> {
     })
 }
 
-fn count_day(n: usize, date: &str, cells: &[(i64, String, Option<f64>)]) -> Markup {
+fn count_day(n: usize, date: &str, cells: &[HourCount]) -> Markup {
     let mut hours: Vec<i64> = cells.iter().map(|c| c.0).collect();
     hours.dedup();
     let mut keys: Vec<&str> = DIRECTIONS.to_vec();
@@ -275,7 +291,12 @@ fn count_day(n: usize, date: &str, cells: &[(i64, String, Option<f64>)]) -> Mark
             label: direction(k),
             values: hours
                 .iter()
-                .map(|h| cells.iter().find(|c| c.0 == *h && c.1 == *k).and_then(|c| c.2))
+                .map(|h| {
+                    cells
+                        .iter()
+                        .find(|c| c.0 == *h && c.1 == *k)
+                        .and_then(|c| c.2)
+                })
                 .collect(),
         })
         .collect();
@@ -285,7 +306,8 @@ fn count_day(n: usize, date: &str, cells: &[(i64, String, Option<f64>)]) -> Mark
         title: format!("Motor vehicles counted by hour on {}", format::date(date)),
         unit: "vehicles in the hour",
         x_name: "Hour",
-        x_label: |h| format::hour(h),
+        x_label: format::hour,
+        x_tick: |h| format!("{h:02}:00"),
         xs: hours,
         series,
         extra: Vec::new(),

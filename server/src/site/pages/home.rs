@@ -124,7 +124,8 @@ fn search(view: &View, q: &str) -> Result<Markup, ApiError> {
     };
     let authorities = matching("local-authorities", &view.summary.local_authorities);
     let regions = matching("regions", &view.summary.regions);
-    let nothing = points.is_empty() && roads.is_empty() && authorities.is_empty() && regions.is_empty();
+    let nothing =
+        points.is_empty() && roads.is_empty() && authorities.is_empty() && regions.is_empty();
     Ok(html! {
         section.results aria-labelledby="results-heading" {
             h2 #results-heading { "Search results for “" (q) "”" }

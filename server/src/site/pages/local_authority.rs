@@ -67,6 +67,7 @@ pub fn one(view: &View, id: i64, query: &str) -> Result<Markup, ApiError> {
         unit: "vehicle miles",
         x_name: "Year",
         x_label: year,
+        x_tick: year,
         xs,
         series,
         extra: vec![("Road length (km / miles)".into(), lengths)],
@@ -125,16 +126,23 @@ fn link_lengths(view: &View, sql: &str, id: i64) -> Result<Vec<String>, ApiError
 
 fn count_points(view: &View, id: i64, page: i64, total: i64) -> Result<Markup, ApiError> {
     let sql = format!(
-        "SELECT c.count_point_id, c.road_name, c.road_category, c.aadf_year, a.all_motor_vehicles \
+        "SELECT c.count_point_id, c.road_name, c.road_category, c.aadf_year, a.all_motor_vehicles, c.road_type \
          FROM {} c LEFT JOIN {} a ON a.count_point_id = c.count_point_id AND a.year = c.aadf_year \
          WHERE c.local_authority_id = ?1 ORDER BY c.road_name, c.count_point_id LIMIT ?2 OFFSET ?3",
         COUNT_POINTS.table, AADF.table
     );
     let mut stmt = view.conn.prepare(&sql)?;
-    type Row = (i64, Option<String>, Option<String>, Option<i64>, Option<f64>);
+    type Row = (i64, Option<String>, String, Option<i64>, Option<f64>);
     let rows: Vec<Row> = stmt
         .query_map([id, PER_PAGE, (page - 1) * PER_PAGE], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            let category: Option<String> = r.get(2)?;
+            let road_type: Option<String> = r.get(5)?;
+            let category = match (category.filter(|c| !c.is_empty()), road_type) {
+                (Some(c), _) => format::category_name(&c),
+                (None, Some(t)) => format!("{t} road"),
+                (None, None) => String::new(),
+            };
+            Ok((r.get(0)?, r.get(1)?, category, r.get(3)?, r.get(4)?))
         })?
         .collect::<Result<_, _>>()?;
     let first = (page - 1) * PER_PAGE + 1;
@@ -156,7 +164,7 @@ fn count_points(view: &View, id: i64, page: i64, total: i64) -> Result<Markup, A
                         tr {
                             th scope="row" { a href=(format!("/manualcountpoints/{cp}")) { (cp) } }
                             td { (road.as_deref().unwrap_or("")) }
-                            td { (format::category_name(category.as_deref().unwrap_or(""))) }
+                            td { (category) }
                             td.num { (year.map(|y| y.to_string()).unwrap_or_default()) }
                             td.num { (format::count(*aadf)) }
                         }

@@ -51,6 +51,9 @@ pub fn map(view: &View, focus: Focus, label: &str) -> Markup {
             li { span.dot.primary aria-hidden="true" {} "Principal 'A' road" }
             li { span.dot.b-road aria-hidden="true" {} "B road" }
             li { span.dot.minor aria-hidden="true" {} "C or unclassified road" }
+            @if view.summary.points.major_without_category > 0 {
+                li { span.dot.major aria-hidden="true" {} "Major road, category not in the file" }
+            }
         }
         p.hint { "Drag to pan, scroll or use + and − to zoom (arrow keys and + − when the map has focus); point at a count point to see its road, click it to open its page." }
     }
@@ -64,6 +67,8 @@ pub struct Figures<'a> {
     pub unit: &'a str,
     pub x_name: &'a str,
     pub x_label: fn(i64) -> String,
+    /// An x on the chart's axis.
+    pub x_tick: fn(i64) -> String,
     pub xs: Vec<i64>,
     pub series: Vec<Series>,
     /// Columns of the table only, after x (a count method, a link length).
@@ -114,6 +119,7 @@ pub fn chart_and_table(f: Figures) -> Markup {
         y_label: f.unit,
         xs: f.xs.clone(),
         x_label: f.x_label,
+        x_tick: f.x_tick,
         series: f.series,
     });
     html! { (chart) (table) }

@@ -7,8 +7,7 @@ use std::collections::HashMap;
 use maud::{html, Markup};
 
 use roadtraffic_catalog::{
-    COUNT_POINTS, REGION_TRAFFIC_BY_ROAD_TYPE, REGION_TRAFFIC_BY_VEHICLE_TYPE,
-    ROAD_CATEGORY_CODES,
+    COUNT_POINTS, REGION_TRAFFIC_BY_ROAD_TYPE, REGION_TRAFFIC_BY_VEHICLE_TYPE, ROAD_CATEGORY_CODES,
 };
 
 use crate::error::ApiError;
@@ -64,48 +63,13 @@ pub fn one(view: &View, id: i64) -> Result<Markup, ApiError> {
     let region = s
         .region(id)
         .ok_or_else(|| ApiError::NotFound(format!("regions/{id}")))?;
-    let columns = regional_vehicle_columns();
-    let sql = format!(
-        "SELECT year, {} FROM {} WHERE region_id = ?1 ORDER BY year",
-        columns.join(", "),
-        REGION_TRAFFIC_BY_VEHICLE_TYPE.table
-    );
-    let (xs, series) = wide(view, &sql, &[&id], &columns)?;
-    let latest = xs.last().copied().zip(
-        series
-            .iter()
-            .find(|s| s.key == "all_motor_vehicles")
-            .and_then(|s| s.values.last().copied().flatten()),
-    );
-    let by_vehicle = chart_and_table(Figures {
-        id: "region-vehicles",
-        title: format!("Traffic in {} by vehicle type", region.name),
-        unit: "vehicle miles",
-        x_name: "Year",
-        x_label: year,
-        xs,
-        series,
-        extra: Vec::new(),
-        latest_first: true,
-    });
-    let sql = format!(
-        "SELECT year, road_category, all_motor_vehicles FROM {} WHERE region_id = ?1 ORDER BY year",
-        REGION_TRAFFIC_BY_ROAD_TYPE.table
-    );
-    let (xs, series) = long(view, &sql, &[&id], ROAD_CATEGORY_CODES, format::category_name)?;
-    let by_road = chart_and_table(Figures {
-        id: "region-roads",
-        title: format!("Motor vehicle traffic in {} by road category", region.name),
-        unit: "vehicle miles, all motor vehicles",
-        x_name: "Year",
-        x_label: year,
-        xs,
-        series,
-        extra: Vec::new(),
-        latest_first: true,
-    });
+    let (by_vehicle, latest) = by_vehicle(view, id, &region.name)?;
+    let by_road = by_road(view, id, &region.name)?;
     let points: i64 = view.conn.query_row(
-        &format!("SELECT count(*) FROM {} WHERE region_id = ?1", COUNT_POINTS.table),
+        &format!(
+            "SELECT count(*) FROM {} WHERE region_id = ?1",
+            COUNT_POINTS.table
+        ),
         [id],
         |r| r.get(0),
     )?;
@@ -136,4 +100,61 @@ pub fn one(view: &View, id: i64) -> Result<Markup, ApiError> {
         }
     };
     Ok(page_in(Section::Regions, &region.name, body))
+}
+
+/// The region's traffic by vehicle type (chart and table), and its latest total.
+fn by_vehicle(view: &View, id: i64, name: &str) -> Result<(Markup, Option<(i64, f64)>), ApiError> {
+    let columns = regional_vehicle_columns();
+    let sql = format!(
+        "SELECT year, {} FROM {} WHERE region_id = ?1 ORDER BY year",
+        columns.join(", "),
+        REGION_TRAFFIC_BY_VEHICLE_TYPE.table
+    );
+    let (xs, series) = wide(view, &sql, &[&id], &columns)?;
+    let latest = xs.last().copied().zip(
+        series
+            .iter()
+            .find(|s| s.key == "all_motor_vehicles")
+            .and_then(|s| s.values.last().copied().flatten()),
+    );
+    let by_vehicle = chart_and_table(Figures {
+        id: "region-vehicles",
+        title: format!("Traffic in {name} by vehicle type"),
+        unit: "vehicle miles",
+        x_name: "Year",
+        x_label: year,
+        x_tick: year,
+        xs,
+        series,
+        extra: Vec::new(),
+        latest_first: true,
+    });
+    Ok((by_vehicle, latest))
+}
+
+/// The region's motor vehicle traffic by road category (chart and table).
+fn by_road(view: &View, id: i64, name: &str) -> Result<Markup, ApiError> {
+    let sql = format!(
+        "SELECT year, road_category, all_motor_vehicles FROM {} WHERE region_id = ?1 ORDER BY year",
+        REGION_TRAFFIC_BY_ROAD_TYPE.table
+    );
+    let (xs, series) = long(
+        view,
+        &sql,
+        &[&id],
+        ROAD_CATEGORY_CODES,
+        format::category_name,
+    )?;
+    Ok(chart_and_table(Figures {
+        id: "region-roads",
+        title: format!("Motor vehicle traffic in {name} by road category"),
+        unit: "vehicle miles, all motor vehicles",
+        x_name: "Year",
+        x_label: year,
+        x_tick: year,
+        xs,
+        series,
+        extra: Vec::new(),
+        latest_first: true,
+    }))
 }
