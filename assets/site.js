@@ -119,16 +119,20 @@
       }
       if (b[0] <= b[2]) { box = pad(b, 0.08); }
     } else if (this.focusKind === 'count-point') {
-      var at = this.indexOf(this.focusId);
-      if (at >= 0) {
-        this.selected = at;
-        box = [p.x[at] - 0.3, p.y[at] - 0.18, p.x[at] + 0.3, p.y[at] + 0.18];
-      }
+      var at = this.indexOf(this.focusId), spot = this.spot();
+      if (at >= 0) { this.selected = at; spot = [p.x[at], p.y[at]]; }
+      if (spot) { box = [spot[0] - 0.3, spot[1] - 0.18, spot[0] + 0.3, spot[1] + 0.18]; }
     }
     this.cx = (box[0] + box[2]) / 2;
     this.cy = (box[1] + box[3]) / 2;
     this.scale = Math.min(this.w / (box[2] - box[0]), this.h / (box[3] - box[1]));
     this.home = { cx: this.cx, cy: this.cy, scale: this.scale };
+  };
+
+  // Where the page says its count point is (for one not among the map's points).
+  MapView.prototype.spot = function () {
+    var lat = parseFloat(this.el.dataset.lat), lon = parseFloat(this.el.dataset.lon);
+    return isFinite(lat) && isFinite(lon) ? [lon * K, lat] : null;
   };
 
   function pad(b, share) {
@@ -200,12 +204,15 @@
       ctx.fillRect(x - r, y - r, 2 * r, 2 * r);
       drawn++;
     }
-    if (this.selected >= 0) {
+    var mark = this.selected >= 0 ? [p.x[this.selected], p.y[this.selected]] : (this.focusKind === 'count-point' && this.spot());
+    if (mark) {
       ctx.beginPath();
-      ctx.arc(this.sx(p.x[this.selected]), this.sy(p.y[this.selected]), 9, 0, 2 * Math.PI);
+      ctx.arc(this.sx(mark[0]), this.sy(mark[1]), 9, 0, 2 * Math.PI);
       ctx.lineWidth = 3;
       ctx.strokeStyle = '#1b1f23';
       ctx.stroke();
+      // A count point known only from the page (not among the map's points) is drawn too.
+      if (this.selected < 0) { drawn++; }
     }
     return drawn;
   };

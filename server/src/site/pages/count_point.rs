@@ -53,7 +53,7 @@ pub fn render(view: &View, id: i64) -> Result<Markup, ApiError> {
             }
             section aria-labelledby="location" {
                 h2 #location { "Location" }
-                (map(view, Focus::CountPoint(id), &format!("Map of count point {id} on {}", site.road_name)))
+                (map(view, Focus::CountPoint(id, coordinates(&site)), &format!("Map of count point {id} on {}", site.road_name)))
             }
         }
         (aadf(view, id)?)
@@ -120,6 +120,14 @@ fn site_from(view: &View, sql: &str, id: i64) -> Result<Option<Site>, ApiError> 
     Ok(rows.next().transpose()?)
 }
 
+/// What a detail reads when the loaded file does not give it (files split by area have no
+/// road category).
+const NOT_GIVEN: &str = "Not given in the loaded file";
+
+fn coordinates(site: &Site) -> Option<(f64, f64)> {
+    site.latitude.parse().ok().zip(site.longitude.parse().ok())
+}
+
 fn details(view: &View, id: i64, site: &Site) -> Markup {
     let s = view.summary;
     let category = format::road_category(&site.road_category);
@@ -133,9 +141,9 @@ fn details(view: &View, id: i64, site: &Site) -> Markup {
             dd { @if let Some(a) = s.local_authority(site.local_authority_id) { a href=(format!("/local-authorities/{}", a.id)) { (a.name) } } }
             dt { "Road name" } dd { (site.road_name) }
             dt { "Road classification" }
-            dd { (category.as_ref().map_or(site.road_category.as_str(), |c| c.classification)) }
+            dd { (category.as_ref().map_or(NOT_GIVEN, |c| c.classification)) }
             dt { "Managed by" }
-            dd { (category.as_ref().map_or("", |c| c.managed_by)) }
+            dd { (category.as_ref().map_or(NOT_GIVEN, |c| c.managed_by)) }
             dt { "Road type" } dd { (site.road_type) }
             dt { "Start junction" } dd { (site.start_junction) }
             dt { "End junction" } dd { (site.end_junction) }

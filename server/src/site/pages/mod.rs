@@ -20,22 +20,25 @@ pub enum Focus {
     All,
     Region(i64),
     LocalAuthority(i64),
-    CountPoint(i64),
+    /// A count point, and its latitude and longitude (drawn even when the count point is not
+    /// among the map's points: a file of raw counts alone).
+    CountPoint(i64, Option<(f64, f64)>),
 }
 
 /// The map of every count point. `label` says in words what it shows; the script draws it
 /// (without scripts, the page's tables carry the same count points).
 pub fn map(view: &View, focus: Focus, label: &str) -> Markup {
-    let (kind, id) = match focus {
-        Focus::All => ("all", 0),
-        Focus::Region(id) => ("region", id),
-        Focus::LocalAuthority(id) => ("local-authority", id),
-        Focus::CountPoint(id) => ("count-point", id),
+    let (kind, id, at) = match focus {
+        Focus::All => ("all", 0, None),
+        Focus::Region(id) => ("region", id, None),
+        Focus::LocalAuthority(id) => ("local-authority", id, None),
+        Focus::CountPoint(id, at) => ("count-point", id, at),
     };
     let points = format!("/assets/{}", Summary::points_asset(view.release));
     html! {
         div.map data-points=(points) data-outline=(assets::url(assets::OUTLINE))
-            data-focus=(kind) data-focus-id=(id) {
+            data-focus=(kind) data-focus-id=(id)
+            data-lat=[at.map(|a| a.0)] data-lon=[at.map(|a| a.1)] {
             canvas tabindex="0" role="img" aria-label=(label) {}
             div.map-controls {
                 button type="button" data-zoom="in" aria-label="Zoom in" { "+" }
