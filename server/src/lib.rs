@@ -5,6 +5,7 @@
 //! - `startup`: the app built and bound;
 //! - `routes`: which handler answers which request;
 //! - `api`: the listings, from query string to JSON;
+//! - `html`: pages for people: the one layout of every HTML page;
 //! - `stream`: bodies written on the blocking pool, sent whole or streamed;
 //! - `release`: the loaded file, its connections and what is learnt of it;
 //! - `error`: the one error type and the one place it becomes a status;
@@ -14,6 +15,7 @@
 mod api;
 mod configuration;
 pub mod error;
+pub mod html;
 mod ratelimit;
 pub mod release;
 mod routes;

@@ -41,8 +41,12 @@ fn site_pages_are_html_with_their_own_csp_and_no_inline_script() {
             "{path}"
         );
         let csp = r.header("content-security-policy").unwrap();
-        assert!(csp.contains("script-src 'self'") && csp.contains("default-src 'none'"));
+        assert!(csp.contains("default-src 'none'"), "{csp}");
         assert!(!csp.contains("unsafe") && !csp.contains("http"), "{csp}");
+        // Error pages have no map, so no script at all.
+        let scripted = *status == 200;
+        assert_eq!(csp.contains("script-src 'self'"), scripted, "{path}: {csp}");
+        assert_eq!(r.text().contains("<script"), scripted, "{path}");
         let body = r.text();
         assert!(body.starts_with("<!DOCTYPE html>"), "{path}");
         assert_eq!(
@@ -600,4 +604,32 @@ fn every_kind_of_page_works_in_chromium_on_real_files() {
     let about = get(&server, "/about").text();
     assert!(about.contains("real files") && about.contains("raw_counts"));
     check_pages_in_chromium(&server, &pages, "real");
+}
+
+#[test]
+fn behind_a_reverse_proxy_pages_name_their_public_address() {
+    let server = serve(
+        sample_db(),
+        &["--public-url", "https://traffic.example.org/"],
+    );
+    let page = get(&server, "/manualcountpoints/501?x=1");
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        page.header("link"),
+        Some("<https://traffic.example.org/manualcountpoints/501?x=1>; rel=\"canonical\"")
+    );
+    // Every link and asset is relative to the host's root, so the proxy's host is the page's.
+    let body = page.text();
+    assert!(
+        !body.contains("127.0.0.1") && !body.contains("http://"),
+        "{body}"
+    );
+    assert_eq!(
+        get(&server, "/manualcountpoints/999999").header("link"),
+        None
+    );
+    assert_eq!(
+        get(sample_server(), "/manualcountpoints/501").header("link"),
+        None
+    );
 }

@@ -9,7 +9,8 @@ use actix_web::http::{header, StatusCode};
 use actix_web::{HttpRequest, HttpResponse};
 
 use crate::error::ApiError;
-use crate::site::{current_summary, layout, summary::Summary};
+use crate::html;
+use crate::site::{current_summary, summary::Summary};
 use crate::startup::AppState;
 
 pub const STYLESHEET: &str = "site.css";
@@ -86,11 +87,11 @@ pub async fn serve(req: &HttpRequest, state: &AppState, name: &str) -> HttpRespo
             Ok((release, summary)) if name == Summary::points_asset(&release) => {
                 points(req, &summary)
             }
-            Ok(_) => layout::error_page(&ApiError::NotFound(name.to_string())),
-            Err(e) => layout::error_page(&e),
+            Ok(_) => html::error_page(&ApiError::NotFound(name.to_string())),
+            Err(e) => html::error_page(&e),
         };
     }
-    layout::error_page(&ApiError::NotFound(name.to_string()))
+    html::error_page(&ApiError::NotFound(name.to_string()))
 }
 
 /// The map's point data, gzipped when the client takes it (it is compressed once per file).

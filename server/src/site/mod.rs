@@ -1,7 +1,7 @@
 //! The website: server-rendered HTML pages at the public site's paths, readable with scripts
-//! off; one script adds the map. Everything a page needs is served by this binary.
+//! off; one script adds the map. Everything a page needs is served by this binary. Their
+//! layout, shared with every HTML page of the server, is `crate::html`.
 //!
-//! - `layout`: the page every HTML answer is (head, navigation, footer), and how it is sent;
 //! - `assets`: the stylesheet, the map's script and outline, embedded, with hashed names;
 //! - `summary`: what is learnt once per loaded file (the map's points, areas, headline figures);
 //! - `chart`: line charts drawn on the server as SVG;
@@ -11,7 +11,6 @@
 pub mod assets;
 mod chart;
 mod format;
-pub mod layout;
 mod pages;
 pub mod summary;
 
@@ -23,6 +22,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use maud::Markup;
 
 use crate::error::ApiError;
+use crate::html;
 use crate::release::Release;
 use crate::startup::AppState;
 
@@ -32,7 +32,7 @@ pub use summary::Summary;
 pub async fn respond(req: &HttpRequest, state: &AppState) -> Option<HttpResponse> {
     let page = Page::of(req.path())?;
     if req.method() != Method::GET && req.method() != Method::HEAD {
-        return Some(layout::error_page(&ApiError::MethodNotAllowed(
+        return Some(html::error_page(&ApiError::MethodNotAllowed(
             req.method().to_string(),
         )));
     }
@@ -41,7 +41,24 @@ pub async fn respond(req: &HttpRequest, state: &AppState) -> Option<HttpResponse
     }
     let query = req.query_string().to_string();
     let result = render(state, move |view| page.render(view, &query)).await;
-    Some(result.unwrap_or_else(|e| layout::error_page(&e)))
+    let mut response = result.unwrap_or_else(|e| html::error_page(&e));
+    let found = response.status().is_success();
+    if let Some(link) = canonical(req, state.config.public_url.as_deref()).filter(|_| found) {
+        response.headers_mut().insert(header::LINK, link);
+    }
+    Some(response)
+}
+
+/// Behind a reverse proxy (`--public-url`), where a page lives for the world: a `Link` header
+/// with `rel="canonical"`, so that a search engine or a shared link names the public address,
+/// not the proxy's view of the server.
+fn canonical(req: &HttpRequest, public_url: Option<&str>) -> Option<header::HeaderValue> {
+    let base = public_url?.trim_end_matches('/');
+    let mut path = req.path().to_string();
+    if !req.query_string().is_empty() {
+        path = format!("{path}?{}", req.query_string());
+    }
+    header::HeaderValue::from_str(&format!("<{base}{path}>; rel=\"canonical\"")).ok()
 }
 
 /// A 404 page for a browser that asked for a path nobody answers (API clients keep the API's
@@ -50,7 +67,7 @@ pub fn not_found_for_browser(req: &HttpRequest) -> Option<HttpResponse> {
     let accepts = req.headers().get(header::ACCEPT)?.to_str().ok()?;
     accepts
         .contains("text/html")
-        .then(|| layout::error_page(&ApiError::NotFound(req.path().to_string())))
+        .then(|| html::error_page(&ApiError::NotFound(req.path().to_string())))
 }
 
 /// The site's paths.
@@ -112,7 +129,6 @@ pub struct View<'a> {
     pub release: &'a Release,
     pub conn: &'a rusqlite::Connection,
     pub summary: &'a Summary,
-    pub public_url: Option<&'a str>,
     /// The API's base path (`/api`), for links to its listings.
     pub api_base: &'a str,
 }
@@ -124,7 +140,6 @@ where
 {
     let release = state.current.get()?;
     let time_limit = Duration::from_millis(state.config.query_timeout);
-    let public_url = state.config.public_url.clone();
     let api_base = state.config.base_path().to_string();
     let markup = web::block(move || {
         let conn = release.pool.get()?;
@@ -135,7 +150,6 @@ where
             release: &release,
             conn: &conn,
             summary: &summary,
-            public_url: public_url.as_deref(),
             api_base: &api_base,
         };
         let result = page(&view);
@@ -145,7 +159,7 @@ where
     })
     .await
     .map_err(ApiError::internal)??;
-    Ok(layout::send(actix_web::http::StatusCode::OK, markup))
+    Ok(html::send(actix_web::http::StatusCode::OK, markup))
 }
 
 /// The summary of the release being served, learnt now if it was not yet.

@@ -7,7 +7,7 @@ use maud::{html, Markup};
 use roadtraffic_catalog::schema::metadata;
 
 use crate::error::ApiError;
-use crate::site::layout::{page_in, Section};
+use crate::html::{page_in, Section};
 use crate::site::summary::Summary;
 use crate::site::{format, View};
 

@@ -7,9 +7,9 @@ use maud::{html, Markup};
 use roadtraffic_catalog::{AADF, AADF_BY_DIRECTION, COUNT_POINTS, DIRECTIONS, RAW_COUNTS};
 
 use crate::error::ApiError;
+use crate::html::{page_in, Section};
 use crate::site::chart::Series;
 use crate::site::format::{self, AADF_GROUPS};
-use crate::site::layout::page;
 use crate::site::pages::{breadcrumbs, chart_and_table, long, map, wide, year, Figures, Focus};
 use crate::site::View;
 
@@ -65,7 +65,7 @@ pub fn render(view: &View, id: i64) -> Result<Markup, ApiError> {
             p { "Regional and national figures are robust and accredited official statistics. Estimates for single road links are less robust: they are not always based on up-to-date counts. Figures whose count method is “Counted” are likely more accurate than those “Estimated”. " a href="/about" { "More about the data" } }
         }
     };
-    Ok(page(&title, body))
+    Ok(page_in(Section::None, &title, body))
 }
 
 /// The count point's details from the count points table or, for a file loaded without its

@@ -6,7 +6,7 @@ use maud::{html, Markup};
 use roadtraffic_catalog::COUNT_POINTS;
 
 use crate::error::ApiError;
-use crate::site::layout::{page_in, Section};
+use crate::html::{page_in, Section};
 use crate::site::pages::{map, query_param, Focus};
 use crate::site::summary::Area;
 use crate::site::{format, View};

@@ -6,7 +6,7 @@ use maud::{html, Markup};
 use roadtraffic_catalog::{AADF, COUNT_POINTS, LOCAL_AUTHORITY_TRAFFIC};
 
 use crate::error::ApiError;
-use crate::site::layout::{page_in, Section};
+use crate::html::{page_in, Section};
 use crate::site::pages::{
     breadcrumbs, chart_and_table, map, pager, query_param, wide, year, Figures, Focus,
 };

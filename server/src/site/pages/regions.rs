@@ -11,7 +11,7 @@ use roadtraffic_catalog::{
 };
 
 use crate::error::ApiError;
-use crate::site::layout::{page_in, Section};
+use crate::html::{page_in, Section};
 use crate::site::pages::{breadcrumbs, chart_and_table, long, map, wide, year, Figures, Focus};
 use crate::site::summary::regional_vehicle_columns;
 use crate::site::{format, View};

@@ -1,7 +1,9 @@
-//! The page every HTML answer of the server is: head, header with the navigation, main,
-//! footer with the licence; and how it is sent (its type, its Content-Security-Policy). The
-//! site's pages and any other HTML page of the server (the API docs, the downloads) call
-//! [`page`] or [`page_in`], so they all look and behave alike.
+//! Pages for people: the one layout of every HTML page of the server (the site's pages, the API
+//! docs, the downloads, error pages): head, header with the navigation, main, footer with the
+//! licence; and how a page is sent (its type, its Content-Security-Policy).
+//!
+//! [`page`] and [`response`] are a page without script (the docs, the downloads, errors);
+//! [`page_in`] and [`send`] a page of the site, whose one script draws its map.
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
@@ -10,10 +12,15 @@ use maud::{html, Markup, DOCTYPE};
 use crate::error::ApiError;
 use crate::site::assets;
 
-/// No inline script or style, nothing from another host; forms only to the server itself.
+/// A page of the site: the site's script and its data from this server; no inline script or
+/// style, nothing from another host; forms only to the server itself.
 pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
      img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; \
      frame-ancestors 'none'";
+
+/// A page without script: no script at all (`default-src 'none'`), the stylesheet only.
+pub const CSP_NO_SCRIPT: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; \
+     base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// The sections of the navigation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,14 +42,20 @@ const NAVIGATION: &[(Section, &str, &str)] = &[
     (Section::Downloads, "/downloads", "Downloads"),
 ];
 
-/// A whole page: `title` is the document's title (the site's name is added) and `body` the
-/// content of its `<main>`, which should start with its `<h1>`.
-pub fn page(title: &str, body: Markup) -> Markup {
-    page_in(Section::None, title, body)
+/// A whole page without script, outside the navigation's sections: `title` is the document's
+/// title (the site's name is added) and `content` the content of its `<main>`, which should
+/// start with its `<h1>`. Sent by [`response`].
+pub fn page(title: &str, content: Markup) -> String {
+    document(Section::None, title, content, false).into_string()
 }
 
-/// [`page`], with `section` marked as the current one in the navigation.
+/// A page of the site, with its script, `section` marked as the current one in the
+/// navigation. Sent by [`send`].
 pub fn page_in(section: Section, title: &str, body: Markup) -> Markup {
+    document(section, title, body, true)
+}
+
+fn document(section: Section, title: &str, body: Markup, scripted: bool) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en-GB" {
@@ -52,7 +65,7 @@ pub fn page_in(section: Section, title: &str, body: Markup) -> Markup {
                 title { (title) " – Road traffic statistics" }
                 link rel="stylesheet" href=(assets::url(assets::STYLESHEET));
                 link rel="icon" href=(assets::url(assets::ICON));
-                script src=(assets::url(assets::SCRIPT)) defer {}
+                @if scripted { script src=(assets::url(assets::SCRIPT)) defer {} }
             }
             body {
                 a.skip href="#main" { "Skip to main content" }
@@ -95,14 +108,24 @@ pub fn page_in(section: Section, title: &str, body: Markup) -> Markup {
     }
 }
 
+/// A page of [`page`], sent.
+pub fn response(page: String) -> HttpResponse {
+    build(StatusCode::OK, page, CSP_NO_SCRIPT)
+}
+
+/// A page of [`page_in`], sent with `status`.
+pub fn send(status: StatusCode, markup: Markup) -> HttpResponse {
+    build(status, markup.into_string(), CSP)
+}
+
 /// An HTML page with its own headers: the default ones of the server (JSON, a CSP that
 /// forbids everything) are only added where a response lacks them.
-pub fn send(status: StatusCode, markup: Markup) -> HttpResponse {
+fn build(status: StatusCode, page: String, csp: &'static str) -> HttpResponse {
     HttpResponse::build(status)
         .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
-        .insert_header((header::CONTENT_SECURITY_POLICY, CSP))
+        .insert_header((header::CONTENT_SECURITY_POLICY, csp))
         .insert_header((header::REFERRER_POLICY, "same-origin"))
-        .body(markup.into_string())
+        .body(page)
 }
 
 /// The HTML page of an error: its status, what went wrong in words, and ways back.
@@ -133,7 +156,7 @@ pub fn error_page(e: &ApiError) -> HttpResponse {
             li { a href="/about" { "what data is loaded" } }
         }
     };
-    let mut response = send(status, page(title, body));
+    let mut response = build(status, page(title, body), CSP_NO_SCRIPT);
     if let ApiError::MethodNotAllowed(_) = e {
         response
             .headers_mut()
