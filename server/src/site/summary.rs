@@ -67,10 +67,12 @@ impl Summary {
         self.local_authorities.iter().find(|a| a.id == id)
     }
 
+    /// A metadata value of the loaded file; `None` when absent or empty (a load without
+    /// `--release` stores an empty label).
     pub fn metadata(&self, key: &str) -> Option<&str> {
         self.metadata
             .iter()
-            .find(|(k, _)| k == key)
+            .find(|(k, v)| k == key && !v.trim().is_empty())
             .map(|(_, v)| v.as_str())
     }
 
