@@ -55,16 +55,23 @@ pub fn vehicle(column: &str) -> &str {
     }
 }
 
-/// The vehicle groups of the public count point page, in its order.
-pub const AADF_GROUPS: &[&str] = &[
-    "pedal_cycles",
-    "two_wheeled_motor_vehicles",
-    "cars_and_taxis",
-    "buses_and_coaches",
-    "lgvs",
-    "all_hgvs",
-    "all_motor_vehicles",
-];
+/// The vehicle groups of the public count point page, in its order: the catalogue's vehicle
+/// columns, with heavy goods vehicles as one group (their axle types are the parts of the
+/// `all_hgvs` total).
+pub fn aadf_groups() -> &'static [&'static str] {
+    static GROUPS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    GROUPS.get_or_init(|| {
+        let hgv_types = roadtraffic_catalog::TOTALS
+            .iter()
+            .find(|t| t.total == "all_hgvs")
+            .map_or(&[][..], |t| t.parts);
+        roadtraffic_catalog::VEHICLES
+            .iter()
+            .map(|c| c.name)
+            .filter(|name| !hgv_types.contains(name))
+            .collect()
+    })
+}
 
 /// A road category code read out: its classification, who manages it, and a short name.
 pub struct RoadCategory {
@@ -186,7 +193,8 @@ mod tests {
 
     #[test]
     fn every_vehicle_group_shown_is_a_column_with_a_name() {
-        for c in AADF_GROUPS {
+        assert_eq!(aadf_groups().len(), 7, "{:?}", aadf_groups());
+        for c in aadf_groups() {
             assert!(AADF.column(c).is_some(), "{c}");
             assert_ne!(vehicle(c), *c);
         }

@@ -9,7 +9,7 @@ use roadtraffic_catalog::{AADF, AADF_BY_DIRECTION, COUNT_POINTS, DIRECTIONS, RAW
 use crate::error::ApiError;
 use crate::html::{page_in, Section};
 use crate::site::chart::Series;
-use crate::site::format::{self, AADF_GROUPS};
+use crate::site::format::{self, aadf_groups};
 use crate::site::pages::{breadcrumbs, chart_and_table, long, map, wide, year, Figures, Focus};
 use crate::site::View;
 
@@ -158,10 +158,10 @@ fn details(view: &View, id: i64, site: &Site) -> Markup {
 fn aadf(view: &View, id: i64) -> Result<Markup, ApiError> {
     let sql = format!(
         "SELECT year, {} FROM {} WHERE count_point_id = ?1 ORDER BY year",
-        AADF_GROUPS.join(", "),
+        aadf_groups().join(", "),
         AADF.table
     );
-    let (xs, series) = wide(view, &sql, &[&id], AADF_GROUPS)?;
+    let (xs, series) = wide(view, &sql, &[&id], aadf_groups())?;
     let sql = format!(
         "SELECT estimation_method, estimation_method_detailed FROM {} \
          WHERE count_point_id = ?1 ORDER BY year",

@@ -125,10 +125,14 @@ fn link_lengths(view: &View, sql: &str, id: i64) -> Result<Vec<String>, ApiError
 }
 
 fn count_points(view: &View, id: i64, page: i64, total: i64) -> Result<Markup, ApiError> {
+    // The page of count points first, then their latest AADF: joining before the limit would
+    // look up the AADF of every count point of the authority (thousands) for a page of 50.
     let sql = format!(
         "SELECT c.count_point_id, c.road_name, c.road_category, c.aadf_year, a.all_motor_vehicles, c.road_type \
-         FROM {} c LEFT JOIN {} a ON a.count_point_id = c.count_point_id AND a.year = c.aadf_year \
-         WHERE c.local_authority_id = ?1 ORDER BY c.road_name, c.count_point_id LIMIT ?2 OFFSET ?3",
+         FROM (SELECT * FROM {} WHERE local_authority_id = ?1 \
+               ORDER BY road_name, count_point_id LIMIT ?2 OFFSET ?3) c \
+         LEFT JOIN {} a ON a.count_point_id = c.count_point_id AND a.year = c.aadf_year \
+         ORDER BY c.road_name, c.count_point_id",
         COUNT_POINTS.table, AADF.table
     );
     let mut stmt = view.conn.prepare(&sql)?;
