@@ -7,11 +7,12 @@
 //! - `api`: the listings, from query string to JSON;
 //! - `description`: the OpenAPI document and the docs page, from the catalogue;
 //! - `downloads`: whole files, as DfT publishes them or as a listing's CSV and NDJSON;
-//! - `html`: pages for people;
+//! - `html`: pages for people: the one layout of every HTML page;
 //! - `stream`: bodies written on the blocking pool, sent whole or streamed;
 //! - `release`: the loaded file, its connections and what is learnt of it;
 //! - `error`: the one error type and the one place it becomes a status;
-//! - `ratelimit`: the optional per-client limit.
+//! - `ratelimit`: the optional per-client limit;
+//! - `site`: the website's pages, their layout and assets.
 
 mod api;
 mod cache;
@@ -19,10 +20,11 @@ mod configuration;
 mod description;
 mod downloads;
 pub mod error;
-mod html;
+pub mod html;
 mod ratelimit;
 pub mod release;
 mod routes;
+pub mod site;
 mod startup;
 mod stream;
 

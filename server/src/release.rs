@@ -68,6 +68,8 @@ pub struct Release {
     pub filter_sets: FilterSets,
     /// Finished responses of this file.
     pub responses: ResponseCache,
+    /// What the website learns of the file once (its map data, areas, headline figures).
+    pub site: std::sync::OnceLock<Arc<crate::site::Summary>>,
 }
 
 /// How each loaded file is served.
@@ -159,6 +161,7 @@ impl Release {
             rows,
             filter_sets: FilterSets::default(),
             responses: ResponseCache::new(settings.response_cache_bytes),
+            site: std::sync::OnceLock::new(),
         })
     }
 

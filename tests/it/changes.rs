@@ -214,6 +214,16 @@ fn a_load_that_replaces_a_file_says_what_changed_and_keeps_it() {
         request(&server, "POST", "/api/releases/latest/changes", &[]).status,
         405
     );
+    // And the about page, in words: the revision of count point 501's 2019 count among them.
+    let about = get(&server, "/about").text();
+    assert!(about.contains("What changed with this release"), "{about}");
+    assert!(about.contains("1 count points new, 1 retired"), "{about}");
+    assert!(
+        about.contains("count_point_id 501, year 2019")
+            && about.contains("52,290")
+            && about.contains("62,290"),
+        "{about}"
+    );
 }
 
 #[test]
@@ -237,6 +247,9 @@ fn the_same_release_again_changes_nothing_and_a_first_load_has_no_report() {
     let first_load = sample_server();
     let reply = get(first_load, "/api/releases/latest/changes");
     assert_eq!(reply.status, 404);
+    assert!(get(first_load, "/about")
+        .text()
+        .contains("replaced no earlier one"));
     assert!(reply.json()["message"]
         .as_str()
         .unwrap()

@@ -4,6 +4,7 @@
 #![allow(clippy::too_many_lines)]
 
 mod api;
+mod browser;
 mod caching;
 mod changes;
 mod description;
@@ -15,6 +16,7 @@ mod hostile_input;
 mod legacy;
 mod loader;
 mod reliability;
+mod site;
 mod snapshots;
 mod support;
 mod swap;

@@ -59,6 +59,18 @@ fn national(file: &str) -> Option<Download> {
     })
 }
 
+/// The path of a dataset's split file of the records whose `by` column is `id`, if the
+/// dataset is published split that way: `/downloads/{folder}/{by}/{stem}_{by}_{id}.csv`.
+pub fn split_path(d: &Dataset, by: &str, id: i64) -> Option<String> {
+    let splits = d.national_file()?.splits?;
+    splits.by.contains(&by).then(|| {
+        format!(
+            "/downloads/{}/{by}/{}_{by}_{id}.csv",
+            splits.folder, splits.stem
+        )
+    })
+}
+
 fn split(folder: &str, by: &str, file: &str) -> Option<Download> {
     let (d, national, splits): (&'static Dataset, &NationalFile, Splits) =
         DATASETS.iter().find_map(|d| {

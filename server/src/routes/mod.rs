@@ -1,8 +1,10 @@
 //! Which handler answers a request. Under the API base path: the public API's endpoints
 //! (`api.rs`), their CSV and NDJSON forms (`downloads.rs`), its OpenAPI description
 //! (`description.rs`) and what changed with the loaded release (`changes.rs`); under the
-//! legacy base path, the same listings in the 2019-2020 envelope; `/docs`; `/downloads`.
-//! Anything else is the public service's JSON 404. Rate limiting, when on, wraps every answer.
+//! legacy base path, the same listings in the 2019-2020 envelope; anything else under either
+//! is the public service's JSON 404. Outside them: `/docs`, `/downloads`, the website's pages
+//! and assets (`crate::site`), an HTML 404 for a browser, the JSON 404 for anyone else. Rate
+//! limiting, when on, wraps every answer.
 //!
 //! Rooms for what comes next, each a module of its own here: the site's pages, and operations
 //! (probes, metrics).
@@ -68,9 +70,17 @@ async fn route(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiE
         "/downloads" | "/downloads/" => downloads::page(req, state).await,
         _ => match path.strip_prefix("/downloads/") {
             Some(file) => downloads::file(req, state, file).await,
-            None => Err(not_found(req)),
+            None => site_page(req, state).await,
         },
     }
+}
+
+/// The website's page at this path; else an HTML 404 for a browser, the JSON 404 for others.
+async fn site_page(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiError> {
+    if let Some(page) = crate::site::respond(req, state).await {
+        return Ok(page);
+    }
+    crate::site::not_found_for_browser(req).ok_or_else(|| not_found(req))
 }
 
 /// A path under the API base path.

@@ -1,0 +1,383 @@
+// The road traffic mirror's one script: draws every `.map` of a page on its canvas. Pages are
+// whole without it (it only adds the map). No library, no other host: the coastline and the
+// count points come from this server (their URLs are the map's data attributes).
+(function () {
+  'use strict';
+
+  // Road category codes (the point data's `categories`) to colours and drawing order: minor
+  // roads first, motorways on top. The colours are the stylesheet's legend's.
+  var STYLE = {
+    TM: { colour: '#1559b8', layer: 4, size: 1.6 },
+    PM: { colour: '#1559b8', layer: 4, size: 1.6 },
+    TA: { colour: '#17803d', layer: 3, size: 1.4 },
+    PA: { colour: '#c0362c', layer: 2, size: 1.3 },
+    MB: { colour: '#9a5b00', layer: 1, size: 1.0 },
+    MCU: { colour: '#667085', layer: 0, size: 0.9 },
+    M: { colour: '#667085', layer: 0, size: 0.9 }
+  };
+  var OTHER = { colour: '#667085', layer: 0, size: 0.9 };
+  // A major road whose file gives no road category (files split by area).
+  var MAJOR = { colour: '#1b1f23', layer: 3, size: 1.3 };
+  var LAND = '#fbfaf6';
+  var COAST = '#9aa6b2';
+  var FADED = 'rgba(102, 112, 133, 0.28)';
+  // The longitude scale of the projection: degrees of longitude are shorter at 54.5°N.
+  var K = Math.cos(54.5 * Math.PI / 180);
+
+  function decodePoints(buffer) {
+    var view = new DataView(buffer);
+    var magic = String.fromCharCode(view.getUint8(0), view.getUint8(1), view.getUint8(2), view.getUint8(3));
+    if (magic !== 'RTP1') { throw new Error('not map point data'); }
+    var n = view.getUint32(4, true);
+    var box = [0, 1, 2, 3].map(function (i) { return view.getFloat32(8 + 4 * i, true); });
+    var at = 24;
+    function take(Type, size) { var a = new Type(buffer, at, n); at += n * size; return a; }
+    var p = { n: n };
+    p.id = take(Uint32Array, 4);
+    var lon = take(Uint16Array, 2);
+    var lat = take(Uint16Array, 2);
+    p.la = take(Uint16Array, 2);
+    p.road = take(Uint16Array, 2);
+    p.cat = take(Uint8Array, 1);
+    p.region = take(Uint8Array, 1);
+    var names = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, at)));
+    p.roads = names.roads;
+    p.las = names.localAuthorities;
+    p.styles = names.categories.map(function (c) { return STYLE[c] || OTHER; });
+    p.styles[254] = MAJOR;
+    p.x = new Float32Array(n);
+    p.y = new Float32Array(n);
+    for (var i = 0; i < n; i++) {
+      p.x[i] = (box[0] + lon[i] / 65535 * (box[2] - box[0])) * K;
+      p.y[i] = box[1] + lat[i] / 65535 * (box[3] - box[1]);
+    }
+    // Indexes in drawing order: by layer, so that major roads are drawn over minor ones.
+    p.order = Array.from({ length: n }, function (_, i) { return i; });
+    p.order.sort(function (a, b) { return style(p, a).layer - style(p, b).layer; });
+    return p;
+  }
+
+  function style(p, i) { return p.styles[p.cat[i]] || OTHER; }
+
+  // The coastline's rings in the map's coordinates, and its box (where rings were cut).
+  function decodeOutline(json) {
+    var rings = json.rings.map(function (flat) {
+      var ring = [];
+      var x = 0, y = 0;
+      for (var i = 0; i < flat.length; i += 2) {
+        x += flat[i]; y += flat[i + 1];
+        ring.push([x / json.scale * K, y / json.scale]);
+      }
+      return ring;
+    });
+    var b = json.box;
+    return { rings: rings, box: [b[0] * K, b[1], b[2] * K, b[3]] };
+  }
+
+  function MapView(el, points, outline) {
+    this.el = el;
+    this.canvas = el.querySelector('canvas');
+    this.tip = el.querySelector('.map-tip');
+    this.p = points;
+    this.outline = outline;
+    this.focusKind = el.dataset.focus;
+    this.focusId = Number(el.dataset.focusId);
+    this.inFocus = this.focusTest();
+    this.selected = -1;
+    this.resize();
+    this.reset();
+    this.listen();
+    var me = this;
+    new ResizeObserver(function () { me.resize(); me.draw(); }).observe(this.canvas);
+  }
+
+  MapView.prototype.focusTest = function () {
+    var p = this.p, id = this.focusId;
+    if (this.focusKind === 'region') { return function (i) { return p.region[i] === id; }; }
+    if (this.focusKind === 'local-authority') { return function (i) { return p.la[i] === id; }; }
+    return null;
+  };
+
+  MapView.prototype.resize = function () {
+    var r = this.canvas.getBoundingClientRect();
+    this.w = Math.max(1, r.width);
+    this.h = Math.max(1, r.height);
+    this.ratio = window.devicePixelRatio || 1;
+    this.canvas.width = Math.round(this.w * this.ratio);
+    this.canvas.height = Math.round(this.h * this.ratio);
+  };
+
+  // Fits the view to what the map is about: GB, an area's points, or one count point.
+  MapView.prototype.reset = function () {
+    var p = this.p, box = [-8.2 * K, 49.9, 1.8 * K, 60.9];
+    if (this.inFocus) {
+      var b = [Infinity, Infinity, -Infinity, -Infinity];
+      for (var i = 0; i < p.n; i++) {
+        if (this.inFocus(i)) {
+          b = [Math.min(b[0], p.x[i]), Math.min(b[1], p.y[i]), Math.max(b[2], p.x[i]), Math.max(b[3], p.y[i])];
+        }
+      }
+      if (b[0] <= b[2]) { box = pad(b, 0.08); }
+    } else if (this.focusKind === 'count-point') {
+      var at = this.indexOf(this.focusId), spot = this.spot();
+      if (at >= 0) { this.selected = at; spot = [p.x[at], p.y[at]]; }
+      if (spot) { box = [spot[0] - 0.3, spot[1] - 0.18, spot[0] + 0.3, spot[1] + 0.18]; }
+    }
+    this.cx = (box[0] + box[2]) / 2;
+    this.cy = (box[1] + box[3]) / 2;
+    this.scale = Math.min(this.w / (box[2] - box[0]), this.h / (box[3] - box[1]));
+    this.home = { cx: this.cx, cy: this.cy, scale: this.scale };
+  };
+
+  // Where the page says its count point is (for one not among the map's points).
+  MapView.prototype.spot = function () {
+    var lat = parseFloat(this.el.dataset.lat), lon = parseFloat(this.el.dataset.lon);
+    return isFinite(lat) && isFinite(lon) ? [lon * K, lat] : null;
+  };
+
+  function pad(b, share) {
+    var dx = Math.max(b[2] - b[0], 0.05) * share + 0.01, dy = Math.max(b[3] - b[1], 0.03) * share + 0.01;
+    return [b[0] - dx, b[1] - dy, b[2] + dx, b[3] + dy];
+  }
+
+  MapView.prototype.indexOf = function (id) {
+    var ids = this.p.id, lo = 0, hi = ids.length - 1;
+    while (lo <= hi) {
+      var mid = (lo + hi) >> 1;
+      if (ids[mid] === id) { return mid; }
+      if (ids[mid] < id) { lo = mid + 1; } else { hi = mid - 1; }
+    }
+    return -1;
+  };
+
+  MapView.prototype.sx = function (x) { return this.w / 2 + (x - this.cx) * this.scale; };
+  MapView.prototype.sy = function (y) { return this.h / 2 - (y - this.cy) * this.scale; };
+
+  MapView.prototype.draw = function () {
+    var ctx = this.canvas.getContext('2d');
+    ctx.setTransform(this.ratio, 0, 0, this.ratio, 0, 0);
+    ctx.clearRect(0, 0, this.w, this.h);
+    this.drawLand(ctx);
+    var drawn = this.drawPoints(ctx);
+    this.el.dataset.drawn = String(drawn);
+    this.el.classList.add('ready');
+  };
+
+  // The land, filled; its coast stroked, but not where a ring was clipped to the data's box.
+  MapView.prototype.drawLand = function (ctx) {
+    var fill = new Path2D(), coast = new Path2D();
+    for (var r = 0; r < this.outline.rings.length; r++) {
+      var ring = this.outline.rings[r];
+      for (var i = 0; i < ring.length; i++) {
+        var x = this.sx(ring[i][0]), y = this.sy(ring[i][1]);
+        if (i === 0) { fill.moveTo(x, y); coast.moveTo(x, y); continue; }
+        fill.lineTo(x, y);
+        if (this.onEdge(ring[i - 1], ring[i])) { coast.moveTo(x, y); } else { coast.lineTo(x, y); }
+      }
+      fill.closePath();
+    }
+    ctx.fillStyle = LAND;
+    ctx.fill(fill, 'evenodd');
+    ctx.strokeStyle = COAST;
+    ctx.lineWidth = 1;
+    ctx.stroke(coast);
+  };
+
+  // Whether a segment of the outline runs along an edge of its box (a cut, not a coast).
+  MapView.prototype.onEdge = function (a, b) {
+    var box = this.outline.box, e = 1e-6;
+    return (Math.abs(a[0] - box[0]) < e && Math.abs(b[0] - box[0]) < e) ||
+      (Math.abs(a[0] - box[2]) < e && Math.abs(b[0] - box[2]) < e) ||
+      (Math.abs(a[1] - box[1]) < e && Math.abs(b[1] - box[1]) < e) ||
+      (Math.abs(a[1] - box[3]) < e && Math.abs(b[1] - box[3]) < e);
+  };
+
+  // Draws the points in view, minor roads first; returns how many were drawn.
+  MapView.prototype.drawPoints = function (ctx) {
+    var p = this.p, drawn = 0, grow = Math.min(3, Math.max(1, Math.sqrt(this.scale / 40)));
+    for (var k = 0; k < p.n; k++) {
+      var i = p.order[k];
+      var x = this.sx(p.x[i]), y = this.sy(p.y[i]);
+      if (x < -5 || y < -5 || x > this.w + 5 || y > this.h + 5) { continue; }
+      var s = style(p, i), r = s.size * grow;
+      ctx.fillStyle = this.inFocus && !this.inFocus(i) ? FADED : s.colour;
+      ctx.fillRect(x - r, y - r, 2 * r, 2 * r);
+      drawn++;
+    }
+    var mark = this.selected >= 0 ? [p.x[this.selected], p.y[this.selected]] : (this.focusKind === 'count-point' && this.spot());
+    if (mark) {
+      ctx.beginPath();
+      ctx.arc(this.sx(mark[0]), this.sy(mark[1]), 9, 0, 2 * Math.PI);
+      ctx.lineWidth = 3;
+      ctx.strokeStyle = '#1b1f23';
+      ctx.stroke();
+      // A count point known only from the page (not among the map's points) is drawn too.
+      if (this.selected < 0) { drawn++; }
+    }
+    return drawn;
+  };
+
+  // The point nearest a place on the canvas, within a few pixels; -1 if none.
+  MapView.prototype.pointAt = function (px, py) {
+    var p = this.p, best = -1, bestD = 64;
+    for (var i = 0; i < p.n; i++) {
+      var dx = this.sx(p.x[i]) - px, dy = this.sy(p.y[i]) - py, d = dx * dx + dy * dy;
+      if (d < bestD || (d === bestD && best >= 0 && style(p, i).layer > style(p, best).layer)) { best = i; bestD = d; }
+    }
+    return best;
+  };
+
+  MapView.prototype.describe = function (i) {
+    var p = this.p, road = p.roads[p.road[i]] || 'Unnamed road', la = p.las[String(p.la[i])];
+    return road + ' · count point ' + p.id[i] + (la ? ' · ' + la : '');
+  };
+
+  MapView.prototype.pageOf = function (i) { return '/manualcountpoints/' + this.p.id[i]; };
+
+  // Shows a point's road and id by the pointer; `pinned` (a tap) adds a link to its page.
+  MapView.prototype.showTip = function (i, px, py, pinned) {
+    var tip = this.tip;
+    tip.textContent = this.describe(i);
+    if (pinned) {
+      var a = document.createElement('a');
+      a.href = this.pageOf(i);
+      a.textContent = 'Open this count point';
+      tip.appendChild(document.createElement('br'));
+      tip.appendChild(a);
+    }
+    tip.classList.add('shown');
+    tip.classList.toggle('pinned', !!pinned);
+    tip.style.left = Math.min(px + 12, this.w - 200) + 'px';
+    tip.style.top = Math.max(py - 40, 4) + 'px';
+  };
+
+  MapView.prototype.hideTip = function () { this.tip.classList.remove('shown', 'pinned'); this.tip.textContent = ''; };
+
+  MapView.prototype.zoom = function (factor, px, py) {
+    var x = this.cx + (px - this.w / 2) / this.scale, y = this.cy - (py - this.h / 2) / this.scale;
+    this.scale = Math.min(Math.max(this.scale * factor, this.home.scale / 4), 200000);
+    this.cx = x - (px - this.w / 2) / this.scale;
+    this.cy = y + (py - this.h / 2) / this.scale;
+    this.schedule();
+  };
+
+  MapView.prototype.pan = function (dx, dy) {
+    this.cx -= dx / this.scale;
+    this.cy += dy / this.scale;
+    this.schedule();
+  };
+
+  MapView.prototype.schedule = function () {
+    var me = this;
+    if (this.pending) { return; }
+    this.pending = true;
+    requestAnimationFrame(function () { me.pending = false; me.draw(); });
+  };
+
+  MapView.prototype.listen = function () {
+    var me = this, c = this.canvas, pointers = {}, drag = null, pinch = null;
+    function local(e) { var r = c.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; }
+    c.addEventListener('wheel', function (e) {
+      e.preventDefault();
+      var at = local(e);
+      me.zoom(Math.pow(1.0015, -e.deltaY), at[0], at[1]);
+    }, { passive: false });
+    c.addEventListener('pointerdown', function (e) {
+      pointers[e.pointerId] = local(e);
+      c.setPointerCapture(e.pointerId);
+      var ids = Object.keys(pointers);
+      if (ids.length === 1) { drag = { start: local(e), last: local(e), moved: false }; }
+      if (ids.length === 2) { pinch = distance(pointers[ids[0]], pointers[ids[1]]); drag = null; }
+    });
+    c.addEventListener('pointermove', function (e) {
+      var at = local(e);
+      if (pointers[e.pointerId]) { pointers[e.pointerId] = at; }
+      var ids = Object.keys(pointers);
+      if (pinch && ids.length === 2) {
+        var d = distance(pointers[ids[0]], pointers[ids[1]]);
+        var mid = [(pointers[ids[0]][0] + pointers[ids[1]][0]) / 2, (pointers[ids[0]][1] + pointers[ids[1]][1]) / 2];
+        me.zoom(d / pinch, mid[0], mid[1]);
+        pinch = d;
+      } else if (drag) {
+        if (Math.abs(at[0] - drag.start[0]) + Math.abs(at[1] - drag.start[1]) > 4) { drag.moved = true; c.classList.add('dragging'); }
+        if (drag.moved) { me.pan(at[0] - drag.last[0], at[1] - drag.last[1]); me.hideTip(); }
+        drag.last = at;
+      } else if (e.pointerType === 'mouse') {
+        me.hover(at);
+      }
+    });
+    function end(e) {
+      var at = local(e), wasDrag = drag && drag.moved;
+      delete pointers[e.pointerId];
+      c.classList.remove('dragging');
+      if (Object.keys(pointers).length < 2) { pinch = null; }
+      if (drag && !wasDrag && e.type === 'pointerup') { me.pick(at, e.pointerType !== 'mouse'); }
+      drag = null;
+    }
+    c.addEventListener('pointerup', end);
+    c.addEventListener('pointercancel', end);
+    c.addEventListener('pointerleave', function (e) { if (e.pointerType === 'mouse' && !me.tip.classList.contains('pinned')) { me.hideTip(); } });
+    c.addEventListener('keydown', function (e) { me.key(e); });
+    this.el.querySelectorAll('[data-zoom]').forEach(function (b) {
+      b.addEventListener('click', function () {
+        var how = b.dataset.zoom;
+        if (how === 'reset') { me.reset(); me.draw(); } else { me.zoom(how === 'in' ? 2 : 0.5, me.w / 2, me.h / 2); }
+      });
+    });
+  };
+
+  function distance(a, b) { return Math.max(1, Math.hypot(a[0] - b[0], a[1] - b[1])); }
+
+  MapView.prototype.hover = function (at) {
+    var i = this.pointAt(at[0], at[1]);
+    this.canvas.classList.toggle('over-point', i >= 0);
+    if (i >= 0) { this.showTip(i, at[0], at[1], false); } else if (!this.tip.classList.contains('pinned')) { this.hideTip(); }
+  };
+
+  // A click opens the count point's page; a tap first shows its road and id, with a link.
+  MapView.prototype.pick = function (at, touch) {
+    var i = this.pointAt(at[0], at[1]);
+    if (i < 0) { this.hideTip(); return; }
+    if (touch) { this.showTip(i, at[0], at[1], true); } else { window.location.href = this.pageOf(i); }
+  };
+
+  MapView.prototype.key = function (e) {
+    var step = 60, keys = {
+      ArrowLeft: function (m) { m.pan(step, 0); }, ArrowRight: function (m) { m.pan(-step, 0); },
+      ArrowUp: function (m) { m.pan(0, step); }, ArrowDown: function (m) { m.pan(0, -step); },
+      '+': function (m) { m.zoom(2, m.w / 2, m.h / 2); }, '=': function (m) { m.zoom(2, m.w / 2, m.h / 2); },
+      '-': function (m) { m.zoom(0.5, m.w / 2, m.h / 2); }, '0': function (m) { m.reset(); m.draw(); }
+    };
+    if (keys[e.key]) { e.preventDefault(); keys[e.key](this); }
+  };
+
+  // Where a count point is on the screen (for tests, and anyone scripting the page).
+  MapView.prototype.screenPosition = function (id) {
+    var i = this.indexOf(id), r = this.canvas.getBoundingClientRect();
+    return i < 0 ? null : [r.left + this.sx(this.p.x[i]), r.top + this.sy(this.p.y[i])];
+  };
+
+  function load(url, how) {
+    return fetch(url, { credentials: 'same-origin' }).then(function (r) {
+      if (!r.ok) { throw new Error(url + ': ' + r.status); }
+      return r[how]();
+    });
+  }
+
+  function start(el) {
+    Promise.all([load(el.dataset.points, 'arrayBuffer'), load(el.dataset.outline, 'json')])
+      .then(function (data) {
+        var map = new MapView(el, decodePoints(data[0]), decodeOutline(data[1]));
+        el.roadtrafficMap = map;
+        map.draw();
+        // When the map was first painted, for anyone measuring the page (bench/site.sh).
+        if (window.performance && performance.mark) { performance.mark('map-painted'); }
+      })
+      .catch(function (err) {
+        el.querySelector('.map-fallback').textContent = 'The map could not be drawn (' + err.message + '). The tables list the same count points.';
+        throw err;
+      });
+  }
+
+  document.querySelectorAll('.map').forEach(start);
+})();
