@@ -218,8 +218,15 @@ fn complete(conn: &Connection, l: &LatestRows, report: &mut LoadReport) -> Resul
             other => other,
         })
         .collect();
+    // By rowid when the key is the table's id: its indexes are built only after this, so any
+    // other column would be a scan of the table per key.
+    let key_column = if l.completes.id_column() == Some(key) {
+        "id"
+    } else {
+        key
+    };
     let mut update = conn.prepare(&format!(
-        "UPDATE {table} SET {latest_year} = ?1 WHERE {key} = ?2"
+        "UPDATE {table} SET {latest_year} = ?1 WHERE {key_column} = ?2"
     ))?;
     let mut insert = conn.prepare(&format!(
         "INSERT INTO {table} ({}) SELECT {} FROM {source} WHERE id = ?1",
