@@ -9,14 +9,15 @@
 #      pages in random order (every page of unfiltered raw counts and of one local-authority
 #      filter; ours with the response cache off) against 500 of those same pages as files.
 #      Then gzip: a gzip-accepting client of `--compress`. CPU per request of both sides, from
-#      /proc. With BEFORE=<an older roadtraffic-serve binary> (that can open DB), the same
-#      measures of it in the same run.
+#      /proc. With BEFORE=<an older roadtraffic-serve binary>, the same measures of it in the
+#      same run, serving BEFORE_DB (default DB: give one built by its own loader when the
+#      schema changed between the two).
 #
 #   bench/serve.sh DB            (DB built by roadtraffic-load, e.g. /work/bench-data/full.db)
 #
 # Env: BASELINES ("datasette nginx"), DURATION (15s), ROUNDS (2: nginx part, alternating),
 #      THREADS (2), CONNS (16), YEAR (2015) and ROAD_TYPE (Minor) for request (d), BEFORE,
-#      PORT (18080; the servers use PORT..PORT+5), KEEP_LOGS=1 to keep wrk's output.
+#      BEFORE_DB, PORT (18080; the servers use PORT..PORT+5), KEEP_LOGS=1 to keep wrk's output.
 # Build first: cargo build --release --bin roadtraffic-serve
 set -euo pipefail
 
@@ -72,11 +73,12 @@ wait_for() {   # URL: at most 60 s
     done
     echo "no answer from $1" >&2; tail "$WORK"/*.log >&2; exit 1
 }
-# start NAME PORT BINARY ARGS...: a roadtraffic-serve (access log on, as by default); its pid
-# in PID_<NAME>. Page URLs name one public URL, so every server writes the same bytes.
+# start NAME PORT BINARY ARGS...: a roadtraffic-serve (access log on, as by default) of
+# SERVED (default DB); its pid in PID_<NAME>. Page URLs name one public URL, so every server
+# writes the same bytes.
 start() {
     local name=$1 port=$2 bin=$3; shift 3
-    "$bin" --db "$DB" --bind "127.0.0.1:$port" --public-url http://mirror.test "$@" \
+    "$bin" --db "${SERVED:-$DB}" --bind "127.0.0.1:$port" --public-url http://mirror.test "$@" \
         > "$WORK/$name.log" 2>&1 &
     PIDS+=($!); printf -v "PID_$name" %s $!
     wait_for "http://127.0.0.1:$port/api/regions"
@@ -221,8 +223,8 @@ nginx_table() {
     start cold $((PORT + 2)) "$SERVER" --response-cache-mb 0
     start zipped $((PORT + 4)) "$SERVER" --compress
     if [ -n "$BEFORE" ]; then
-        start before $((PORT + 3)) "$BEFORE"
-        start before_zipped $((PORT + 5)) "$BEFORE" --compress
+        SERVED=${BEFORE_DB:-$DB} start before $((PORT + 3)) "$BEFORE"
+        SERVED=${BEFORE_DB:-$DB} start before_zipped $((PORT + 5)) "$BEFORE" --compress
     fi
     static_copies "$o"
     start_nginx $((PORT + 1))
