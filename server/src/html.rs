@@ -42,11 +42,11 @@ const NAVIGATION: &[(Section, &str, &str)] = &[
     (Section::Downloads, "/downloads", "Downloads"),
 ];
 
-/// A whole page without script, outside the navigation's sections: `title` is the document's
-/// title (the site's name is added) and `content` the content of its `<main>`, which should
-/// start with its `<h1>`. Sent by [`response`].
-pub fn page(title: &str, content: Markup) -> String {
-    document(Section::None, title, content, false).into_string()
+/// A whole page without script, `section` marked as the current one in the navigation:
+/// `title` is the document's title (the site's name is added) and `content` the content of its
+/// `<main>`, which should start with its `<h1>`. Sent by [`response`].
+pub fn page(section: Section, title: &str, content: Markup) -> String {
+    document(section, title, content, false).into_string()
 }
 
 /// A page of the site, with its script, `section` marked as the current one in the
@@ -156,7 +156,7 @@ pub fn error_page(e: &ApiError) -> HttpResponse {
             li { a href="/about" { "what data is loaded" } }
         }
     };
-    let mut response = build(status, page(title, body), CSP_NO_SCRIPT);
+    let mut response = build(status, page(Section::None, title, body), CSP_NO_SCRIPT);
     if let ApiError::MethodNotAllowed(_) = e {
         response
             .headers_mut()

@@ -41,7 +41,11 @@ pub fn page(release: &Release, config: &Config) -> Result<String, ApiError> {
         ul { @for d in DEVIATIONS { li { (inline_code(d)) } } }
         @for s in &sections { (s) }
     };
-    Ok(crate::html::page("The road traffic API", body))
+    Ok(crate::html::page(
+        crate::html::Section::Docs,
+        "The road traffic API",
+        body,
+    ))
 }
 
 /// Backticks as `<code>`, the rest escaped.

@@ -21,7 +21,11 @@ pub async fn page(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, A
     let content = actix_web::web::block(move || downloads::page(&release, &base))
         .await
         .map_err(ApiError::internal)??;
-    Ok(html::response(html::page("Downloads", content)))
+    Ok(html::response(html::page(
+        html::Section::Downloads,
+        "Downloads",
+        content,
+    )))
 }
 
 /// A file under `/downloads/`: a national file (CSV or zip) or a split file.
