@@ -3,6 +3,7 @@
 //! command of the README works on a fresh clone. This main is the one place the two meet.
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use clap::Parser;
 use roadtraffic_server::{self as server, Config, DEFAULT_DB, SAMPLE_DIR};
@@ -13,14 +14,24 @@ use roadtraffic_server::{self as server, Config, DEFAULT_DB, SAMPLE_DIR};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[actix_web::main]
-async fn main() -> std::io::Result<()> {
+async fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
-    let config = Config::parse();
-    ensure_default_db(&config.db).inspect_err(|e| eprintln!("roadtraffic-serve: {e}"))?;
-    let (server, addr) =
-        server::start(config).inspect_err(|e| eprintln!("roadtraffic-serve: {e}"))?;
-    log::info!("listening on http://{addr}");
-    server.await
+    match serve(Config::parse()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        // One clear line, like every refusal: no debug dump of the error after it.
+        Err(e) => {
+            eprintln!("roadtraffic-serve: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Serves until stopped by SIGTERM or SIGINT (gracefully: see `roadtraffic_server::shutdown`).
+async fn serve(config: Config) -> std::io::Result<()> {
+    ensure_default_db(&config.db)?;
+    let running = server::bind(config)?;
+    log::info!("listening on http://{}", running.addr);
+    server::serve_until_stopped(running).await
 }
 
 /// Builds the default file from the bundled sample when it is missing.

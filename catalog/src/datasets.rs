@@ -857,7 +857,12 @@ mod tests {
             let table = crate::schema::create_table(d);
             for layout in [records, national] {
                 let at = layout.iter().position(|c| *c == vehicles[0]).unwrap();
-                assert_eq!(&layout[at..at + vehicles.len()], &vehicles[..], "{}", d.table);
+                assert_eq!(
+                    &layout[at..at + vehicles.len()],
+                    &vehicles[..],
+                    "{}",
+                    d.table
+                );
             }
             assert!(vehicles.iter().all(|v| table.contains(v)), "{}", d.table);
         }

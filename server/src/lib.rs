@@ -8,16 +8,21 @@
 //! - `stream`: bodies written on the blocking pool, sent whole or streamed;
 //! - `release`: the loaded file, its connections and what is learnt of it;
 //! - `error`: the one error type and the one place it becomes a status;
-//! - `ratelimit`: the optional per-client limit.
+//! - `ratelimit`: the optional per-client limit;
+//! - `ops`: probes and metrics (their routes in `routes/ops.rs`);
+//! - `shutdown`: the graceful stop on SIGTERM or SIGINT.
 
 mod api;
 mod configuration;
 pub mod error;
+pub mod ops;
 mod ratelimit;
 pub mod release;
 mod routes;
+mod shutdown;
 mod startup;
 mod stream;
 
 pub use configuration::{Config, DEFAULT_DB, SAMPLE_DIR};
-pub use startup::start;
+pub use shutdown::serve_until_stopped;
+pub use startup::{bind, start, Running};

@@ -8,6 +8,8 @@ mod fixtures;
 mod hostile;
 mod hostile_input;
 mod loader;
+mod ops;
+mod program;
 mod reliability;
 mod snapshots;
 mod support;

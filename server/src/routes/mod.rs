@@ -2,11 +2,14 @@
 //! (`api.rs`); anything else there, and anywhere else for now, is the public service's JSON
 //! 404. Rate limiting, when on, wraps every answer.
 //!
+//! The operator's endpoints (`ops.rs`: `/healthz`, `/readyz`, `/metrics`) come before both,
+//! outside the API and its rate limit.
+//!
 //! Rooms for what comes next, each a module of its own beside `api.rs`: the API's description
-//! (OpenAPI and the docs page), downloads (CSV exports), the site's pages, and operations
-//! (probes, metrics).
+//! (OpenAPI and the docs page), downloads (CSV exports) and the site's pages.
 
 mod api;
+mod ops;
 
 use actix_web::http::{header, Method};
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
@@ -15,9 +18,15 @@ use roadtraffic_catalog::{Dataset, DATASETS};
 
 use crate::api::query;
 use crate::error::ApiError;
+use crate::ops::Endpoint;
 use crate::startup::AppState;
 
 pub async fn dispatch(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    // Probes and metrics first: outside the API, never rate limited.
+    if let Some(response) = ops::answer(&req, &state).await {
+        return response;
+    }
+    name_endpoint(&req, &state);
     let Some(limiter) = &state.limiter else {
         return route(&req, &state)
             .await
@@ -52,6 +61,19 @@ async fn route(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiE
     match endpoint {
         Some(dataset) => api::list(req, state, dataset).await,
         None => Err(not_found(req)),
+    }
+}
+
+/// Names the route a request is for, as `/metrics` labels it: a template, never the raw path
+/// (see `ops::metrics`). A new route names itself here or where it answers; one that does not
+/// is labelled by its first path segment when it succeeds.
+fn name_endpoint(req: &HttpRequest, state: &AppState) {
+    if req.method() == Method::OPTIONS {
+        return Endpoint::name(req, "preflight");
+    }
+    let base = state.config.base_path();
+    if let Some(dataset) = req.path().strip_prefix(base).and_then(dataset_for) {
+        Endpoint::name(req, format!("{base}{}", dataset.paths[0]));
     }
 }
 
