@@ -75,8 +75,9 @@ pub struct About {
     pub label: Option<String>,
     /// When the loader built the file (RFC 3339, as the loader wrote it).
     pub loaded_at: Option<SystemTime>,
-    /// SHA-256 of the file's metadata (every source file's SHA-256, the row counts, the load
-    /// time, the schema version): the same for every copy of one load, another for each load.
+    /// SHA-256 of the file's metadata, as `key<TAB>value<LF>` lines in key order (every source
+    /// file's SHA-256, the row counts, the load time, the schema version): the same for every
+    /// copy of one load, another for each load.
     pub id: String,
     pub schema_version: String,
     pub serving_since: SystemTime,
@@ -231,9 +232,11 @@ fn read_about(conn: &rusqlite::Connection) -> Result<About, String> {
     }
     let loaded_at = meta(metadata::LOADED_AT)
         .ok_or_else(|| format!("metadata {}: missing", metadata::LOADED_AT))?;
+    // `sqlite3 -readonly -separator "$(printf '\t')" FILE "SELECT key, value FROM metadata
+    // ORDER BY key" | sha256sum` gives the same, so a rollout can tell which file a replica has.
     let mut id = Sha256::new();
     for (key, value) in &entries {
-        id.update(format!("{key}\0{value}\n"));
+        id.update(format!("{key}\t{value}\n"));
     }
     Ok(About {
         label: meta(metadata::RELEASE).filter(|l| !l.is_empty()).cloned(),
