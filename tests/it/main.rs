@@ -4,6 +4,7 @@
 #![allow(clippy::too_many_lines)]
 
 mod api;
+mod deploy;
 mod fixtures;
 mod hostile;
 mod hostile_input;

@@ -16,18 +16,23 @@ const SERVE: &str = env!("CARGO_BIN_EXE_roadtraffic-serve");
 const BIG_PAGE: &str = "/api/raw-counts?page%5Bsize%5D=30000&page%5Bnumber%5D=1";
 
 /// The program running, with what it logs; killed if a test fails before it stops.
-struct Program {
+pub struct Program {
     child: Child,
-    addr: SocketAddr,
+    pub addr: SocketAddr,
     log: Arc<Mutex<String>>,
 }
 
 impl Program {
-    fn start(db: &Path, extra: &[&str]) -> Program {
+    pub fn start(db: &Path, extra: &[&str]) -> Program {
+        Program::start_at(db, "127.0.0.1:0", extra)
+    }
+
+    /// The program listening on `bind` (a replica restarted on its port).
+    pub fn start_at(db: &Path, bind: &str, extra: &[&str]) -> Program {
         let mut child = Command::new(SERVE)
             .arg("--db")
             .arg(db)
-            .args(["--bind", "127.0.0.1:0"])
+            .args(["--bind", bind])
             .args(extra)
             .env("RUST_LOG", "info")
             .stdout(Stdio::null())
@@ -52,7 +57,7 @@ impl Program {
         Program { child, addr, log }
     }
 
-    fn signal(&self, signal: libc::c_int) {
+    pub fn signal(&self, signal: libc::c_int) {
         assert_eq!(
             unsafe { libc::kill(self.child.id() as libc::pid_t, signal) },
             0
@@ -60,7 +65,7 @@ impl Program {
     }
 
     /// Waits for the program to exit, at most `limit`.
-    fn exit_within(&mut self, limit: Duration) -> ExitStatus {
+    pub fn exit_within(&mut self, limit: Duration) -> ExitStatus {
         let started = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -75,7 +80,7 @@ impl Program {
         }
     }
 
-    fn log(&self) -> String {
+    pub fn log(&self) -> String {
         self.log.lock().unwrap().clone()
     }
 
