@@ -201,7 +201,6 @@ run "3 replicas through nginx" "http://127.0.0.1:$NGINX_PORT"
         "http://127.0.0.1:$(port 1)=$WORK/r1/roadtraffic.db" \
         "http://127.0.0.1:$(port 2)=$WORK/r2/roadtraffic.db" \
         "http://127.0.0.1:$(port 3)=$WORK/r3/roadtraffic.db" >> "$WORK/chaos.log" 2>&1
-    wait
 ) &
 CHAOS=$!
 run "3 replicas through nginx; one SIGKILLed and restarted, a release rolled out" "http://127.0.0.1:$NGINX_PORT"
