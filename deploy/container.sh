@@ -74,8 +74,8 @@ unshare --mount --pid --fork bash -euo pipefail -c '
     mount -t tmpfs -o size=64m tmpfs "$R/tmp"                      # podman --read-only keeps /tmp
     mount --bind "$WORK/volume" "$R/data"                          # -v volume:/data
     mount --bind "$ROOT/data/sample" "$R/in" && mount -o remount,bind,ro "$R/in"
-    as_image_user() { env -i $IMAGE_ENV chroot --userspec=65534:65534 "$R" "$@"; }
-    as_image_user /usr/local/bin/roadtraffic-load --quiet --release container-check /in
+    as_image_user() { exec env -i $IMAGE_ENV chroot --userspec=65534:65534 "$R" "$@"; }   # exec: $! is the program
+    ( as_image_user /usr/local/bin/roadtraffic-load --quiet --release container-check /in )
     mount -o remount,bind,ro "$R/data"                             # -v volume:/data:ro
     as_image_user $ENTRYPOINT --bind "127.0.0.1:$PORT" > "$WORK/server.log" 2>&1 &
     SERVER=$!
@@ -84,8 +84,8 @@ unshare --mount --pid --fork bash -euo pipefail -c '
         { echo "no /readyz from the image" >&2; cat "$WORK/server.log" >&2; exit 1; }
     curl -fsS "http://127.0.0.1:$PORT/api/raw-counts?sort=-hour&page%5Bsize%5D=3" | grep -q "\"total\":"
     curl -fsS "http://127.0.0.1:$PORT/metrics" | grep -q "^roadtraffic_release_info{"
-    ps -o user= -p "$(pgrep -f "roadtraffic-serve --bind 127.0.0.1:$PORT")" | grep -qx nobody ||
-        { echo "the server does not run as nobody" >&2; exit 1; }
+    RUNS_AS=$(ps -eo user=,args= | sed -n "s|^\([a-z0-9]*\) *$ENTRYPOINT --bind 127.0.0.1:$PORT\$|\1|p")
+    [ "$RUNS_AS" = nobody ] || { echo "the server runs as \"$RUNS_AS\", not nobody" >&2; exit 1; }
     kill -TERM "$SERVER"
     wait "$SERVER" || { echo "the server exited $? on SIGTERM" >&2; cat "$WORK/server.log" >&2; exit 1; }
 '
