@@ -61,6 +61,17 @@ pub struct Config {
     /// How often to look for a new file at --db, in milliseconds.
     #[arg(long, env = "ROADTRAFFIC_WATCH_INTERVAL", default_value_t = 500)]
     pub watch_interval: u64,
+    /// On SIGTERM or SIGINT, how long the requests in flight may take to finish, in seconds,
+    /// before they are cut and the server exits.
+    #[arg(long, env = "ROADTRAFFIC_SHUTDOWN_TIMEOUT", default_value_t = 30)]
+    pub shutdown_timeout: u64,
+    /// SQLite's page cache, in MiB, shared out among the connections.
+    #[arg(long, env = "ROADTRAFFIC_SQLITE_CACHE_MIB", default_value_t = 16)]
+    pub sqlite_cache_mib: u64,
+    /// Memory the learnt filter sets (totals and checkpoints of filtered listings) may hold, in
+    /// MiB; past it the oldest half is forgotten.
+    #[arg(long, env = "ROADTRAFFIC_FILTER_SET_CACHE_MIB", default_value_t = 16)]
+    pub filter_set_cache_mib: u64,
 }
 
 pub const DEFAULT_DB: &str = "data/roadtraffic.db";
@@ -79,6 +90,16 @@ impl Config {
     /// HTTP worker threads.
     pub fn workers(&self) -> usize {
         self.workers.unwrap_or(Self::cores()).max(1)
+    }
+
+    /// SQLite's page cache per connection, in KiB (at least 256).
+    pub fn cache_kib_per_connection(&self) -> u64 {
+        (self.sqlite_cache_mib * 1024 / u64::from(self.connections())).max(256)
+    }
+
+    /// What the learnt filter sets may hold, in bytes.
+    pub fn filter_set_bytes(&self) -> usize {
+        usize::try_from(self.filter_set_cache_mib << 20).unwrap_or(usize::MAX)
     }
 
     /// The base path without a trailing slash (`/api`).

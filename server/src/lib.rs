@@ -12,7 +12,9 @@
 //! - `release`: the loaded file, its connections and what is learnt of it;
 //! - `error`: the one error type and the one place it becomes a status;
 //! - `ratelimit`: the optional per-client limit;
-//! - `site`: the website's pages, their layout and assets.
+//! - `site`: the website's pages, their layout and assets;
+//! - `ops`: probes and metrics (their routes in `routes/ops.rs`);
+//! - `shutdown`: the graceful stop on SIGTERM or SIGINT.
 
 mod api;
 mod cache;
@@ -21,12 +23,15 @@ mod description;
 mod downloads;
 pub mod error;
 pub mod html;
+pub mod ops;
 mod ratelimit;
 pub mod release;
 mod routes;
+mod shutdown;
 pub mod site;
 mod startup;
 mod stream;
 
 pub use configuration::{Config, DEFAULT_DB, SAMPLE_DIR};
-pub use startup::start;
+pub use shutdown::serve_until_stopped;
+pub use startup::{bind, start, Running};

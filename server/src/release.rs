@@ -8,10 +8,11 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime};
 
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{OpenFlags, OptionalExtension};
+use sha2::{Digest, Sha256};
 
 use roadtraffic_catalog::changes::ChangeReport;
 use roadtraffic_catalog::schema::{self, metadata};
@@ -20,8 +21,10 @@ use roadtraffic_catalog::DATASETS;
 use crate::api::FilterSets;
 use crate::cache::ResponseCache;
 use crate::error::ApiError;
+use crate::ops::DbMetrics;
 
 pub type Pool = r2d2::Pool<SqliteConnectionManager>;
+pub type PooledConnection = r2d2::PooledConnection<SqliteConnectionManager>;
 
 /// How the file on disk is told apart from its replacement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,62 +58,81 @@ pub enum OpenError {
     NotOurs(PathBuf, String),
 }
 
+/// How every release is opened: from the configuration, the same for each file served.
+#[derive(Clone)]
+pub struct Settings {
+    /// SQLite connections: queries run at once.
+    pub connections: u32,
+    /// SQLite's page cache, per connection, in KiB.
+    pub cache_kib: u64,
+    /// What the learnt filter sets may hold, in bytes.
+    pub filter_set_bytes: usize,
+    pub metrics: Arc<DbMetrics>,
+    /// The response cache's bound, in bytes (0: none).
+    pub response_cache_bytes: u64,
+}
+
+/// What a release says of itself in its metadata, and since when this server answers from it.
+#[derive(Debug, Clone)]
+pub struct About {
+    /// `--release` given to the loader, if any.
+    pub label: Option<String>,
+    /// When the loader built the file (RFC 3339, as the loader wrote it).
+    pub loaded_at: Option<SystemTime>,
+    /// SHA-256 of the file's metadata, as `key<TAB>value<LF>` lines in key order (every source
+    /// file's SHA-256, the row counts, the load time, the schema version): the same for every
+    /// copy of one load, another for each load.
+    pub id: String,
+    pub schema_version: String,
+    pub serving_since: SystemTime,
+}
+
 pub struct Release {
     pub pool: Pool,
+    /// A connection of its own for the readiness probe, which never waits behind queries.
+    probe: Mutex<rusqlite::Connection>,
     /// Held open so that the pool's connections, opened through it, see this file.
     _file: File,
     pub identity: FileIdentity,
     /// Changes with every load: part of every ETag.
     pub tag: String,
+    pub about: About,
     /// Rows per table, and whether its ids are exactly 1..rows (page N is then an id range).
     rows: HashMap<&'static str, (i64, bool)>,
     /// What has been learnt of the filter sets asked for.
     pub filter_sets: FilterSets,
+    metrics: Arc<DbMetrics>,
     /// Finished responses of this file.
     pub responses: ResponseCache,
     /// What the website learns of the file once (its map data, areas, headline figures).
     pub site: std::sync::OnceLock<Arc<crate::site::Summary>>,
 }
 
-/// How each loaded file is served.
-#[derive(Debug, Clone, Copy)]
-pub struct Settings {
-    /// SQLite connections: queries run at once.
-    pub connections: u32,
-    /// The response cache's bound, in bytes (0: none).
-    pub response_cache_bytes: u64,
-}
+const FLAGS: OpenFlags = OpenFlags::SQLITE_OPEN_READ_ONLY
+    .union(OpenFlags::SQLITE_OPEN_URI)
+    .union(OpenFlags::SQLITE_OPEN_NO_MUTEX);
 
 impl Release {
-    pub fn open(path: &Path, settings: Settings) -> Result<Release, OpenError> {
+    pub fn open(path: &Path, settings: &Settings) -> Result<Release, OpenError> {
         let io = |e| OpenError::Io(path.to_path_buf(), e);
-        // Every connection of this release opens this very file, through the descriptor held
-        // here: one renamed over the path later is another release, never mixed into this one.
+        let not_ours = |why: String| OpenError::NotOurs(path.to_path_buf(), why);
         let file = File::open(path).map_err(io)?;
         let identity = FileIdentity::from_metadata(&file.metadata().map_err(io)?);
-        let pinned = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
-        let pinned = if pinned.exists() {
-            pinned
-        } else {
-            path.to_path_buf()
-        };
-        let not_ours = |why: String| OpenError::NotOurs(path.to_path_buf(), why);
-        // immutable=1: the loader never writes a served file in place (it renames a new one
-        // over it), so SQLite can skip all locking.
-        let uri = format!(
-            "file:{}?mode=ro&immutable=1",
-            roadtraffic_catalog::schema::uri_path(&pinned)
+        let uri = pinned_uri(path, &file);
+        let init = format!(
+            "PRAGMA query_only = ON; PRAGMA cache_size = -{}; PRAGMA mmap_size = 0;",
+            settings.cache_kib
         );
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-            | OpenFlags::SQLITE_OPEN_URI
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        // One connection checks the file before the pool is built: a pool would retry a file
+        // that is not SQLite for its whole connection timeout before giving up.
+        let probe = rusqlite::Connection::open_with_flags(&uri, FLAGS)
+            .and_then(|c| c.execute_batch(&init).map(|()| c))
+            .map_err(|e| not_ours(e.to_string()))?;
+        let about = read_about(&probe).map_err(not_ours)?;
+        let rows = count_rows(&probe).map_err(not_ours)?;
         let manager = SqliteConnectionManager::file(&uri)
-            .with_flags(flags)
-            .with_init(|c| {
-                c.execute_batch(
-                    "PRAGMA query_only = ON; PRAGMA cache_size = -8192; PRAGMA mmap_size = 0;",
-                )
-            });
+            .with_flags(FLAGS)
+            .with_init(move |c| c.execute_batch(&init));
         let pool = r2d2::Pool::builder()
             .max_size(settings.connections)
             .min_idle(Some(settings.connections))
@@ -119,47 +141,23 @@ impl Release {
             .connection_timeout(Duration::from_secs(10))
             .build(manager)
             .map_err(|e| not_ours(e.to_string()))?;
-        let conn = pool.get().map_err(|e| not_ours(e.to_string()))?;
-        let meta = |key: &str| -> Result<String, OpenError> {
-            conn.query_row("SELECT value FROM metadata WHERE key = ?1", [key], |r| {
-                r.get(0)
-            })
-            .map_err(|e| not_ours(format!("metadata {key}: {e}")))
-        };
-        let version = meta(metadata::SCHEMA_VERSION)?;
-        let expected = schema::version();
-        if version != expected {
-            return Err(not_ours(format!(
-                "schema version {version}, this server reads version {expected}: reload it with this version's roadtraffic-load"
-            )));
-        }
-        let loaded_at = meta(metadata::LOADED_AT)?;
-        let mut rows = HashMap::new();
-        for d in DATASETS {
-            let (count, max): (i64, Option<i64>) = conn
-                .query_row(
-                    &format!("SELECT count(*), max(id) FROM {}", d.table),
-                    [],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
-                .map_err(|e| not_ours(format!("table {}: {e}", d.table)))?;
-            rows.insert(d.table, (count, max.unwrap_or(0) == count));
-        }
-        drop(conn);
         let tag = format!(
             "{:x}",
             roadtraffic_catalog::stable_hash(&format!(
-                "{loaded_at}/{}/{}/{}",
-                identity.ino, identity.size, identity.mtime
+                "{}/{}/{}/{}",
+                about.id, identity.ino, identity.size, identity.mtime
             ))
         );
         Ok(Release {
             pool,
+            probe: Mutex::new(probe),
             _file: file,
             identity,
             tag,
+            about,
             rows,
-            filter_sets: FilterSets::default(),
+            filter_sets: FilterSets::new(settings.filter_set_bytes),
+            metrics: settings.metrics.clone(),
             responses: ResponseCache::new(settings.response_cache_bytes),
             site: std::sync::OnceLock::new(),
         })
@@ -196,6 +194,110 @@ impl Release {
     pub fn rows(&self, table: &str) -> (i64, bool) {
         self.rows.get(table).copied().unwrap_or((0, false))
     }
+
+    /// Rows per table, in the catalogue's order.
+    pub fn table_rows(&self) -> impl Iterator<Item = (&'static str, i64)> + '_ {
+        DATASETS.iter().map(|d| (d.table, self.rows(d.table).0))
+    }
+
+    /// A connection from the pool; the wait is measured, and a wait past the pool's limit is a
+    /// 503.
+    pub fn connection(&self) -> Result<PooledConnection, ApiError> {
+        let waiting = Instant::now();
+        let conn = self.pool.get();
+        self.metrics
+            .pool_wait
+            .observe(waiting.elapsed().as_secs_f64());
+        conn.map_err(|e| {
+            self.metrics.pool_timeouts.inc();
+            ApiError::from(e)
+        })
+    }
+
+    /// What the SQLite layer counts, for the queries run on this release.
+    pub fn metrics(&self) -> &DbMetrics {
+        &self.metrics
+    }
+
+    /// Whether the file still answers a query: the readiness probe's check.
+    pub fn check(&self) -> Result<(), String> {
+        let probe = self
+            .probe
+            .lock()
+            .map_err(|_| "the probe connection's lock is poisoned".to_string())?;
+        probe
+            .query_row("SELECT count(*) FROM metadata", [], |r| r.get::<_, i64>(0))
+            .map(drop)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// An SQLite URI that opens this very file, through the descriptor held: one renamed over the
+/// path later is another release, never mixed into this one.
+fn pinned_uri(path: &Path, file: &File) -> String {
+    let pinned = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+    let pinned = if pinned.exists() {
+        pinned
+    } else {
+        path.to_path_buf()
+    };
+    // immutable=1: the loader never writes a served file in place (it renames a new one
+    // over it), so SQLite can skip all locking.
+    format!(
+        "file:{}?mode=ro&immutable=1",
+        roadtraffic_catalog::schema::uri_path(&pinned)
+    )
+}
+
+/// The file's metadata, checked: of this schema version, with a load time.
+fn read_about(conn: &rusqlite::Connection) -> Result<About, String> {
+    let entries: Vec<(String, String)> = conn
+        .prepare("SELECT key, value FROM metadata ORDER BY key")
+        .and_then(|mut stmt| {
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect()
+        })
+        .map_err(|e| format!("metadata: {e}"))?;
+    let meta = |key: &str| entries.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+    let version = meta(metadata::SCHEMA_VERSION)
+        .ok_or_else(|| format!("metadata {}: missing", metadata::SCHEMA_VERSION))?;
+    let expected = schema::version();
+    if *version != expected {
+        return Err(format!(
+            "schema version {version}, this server reads version {expected}: reload it with this version's roadtraffic-load"
+        ));
+    }
+    let loaded_at = meta(metadata::LOADED_AT)
+        .ok_or_else(|| format!("metadata {}: missing", metadata::LOADED_AT))?;
+    // `sqlite3 -readonly -separator "$(printf '\t')" FILE "SELECT key, value FROM metadata
+    // ORDER BY key" | sha256sum` gives the same, so a rollout can tell which file a replica has.
+    let mut id = Sha256::new();
+    for (key, value) in &entries {
+        id.update(format!("{key}\t{value}\n"));
+    }
+    Ok(About {
+        label: meta(metadata::RELEASE).filter(|l| !l.is_empty()).cloned(),
+        loaded_at: humantime::parse_rfc3339(loaded_at).ok(),
+        id: format!("{:x}", id.finalize()),
+        schema_version: version.clone(),
+        serving_since: SystemTime::now(),
+    })
+}
+
+/// Rows per table, and whether its ids are exactly 1..rows.
+fn count_rows(conn: &rusqlite::Connection) -> Result<HashMap<&'static str, (i64, bool)>, String> {
+    let mut rows = HashMap::new();
+    for d in DATASETS {
+        let (count, max): (i64, Option<i64>) = conn
+            .query_row(
+                &format!("SELECT count(*), max(id) FROM {}", d.table),
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(|e| format!("table {}: {e}", d.table))?;
+        rows.insert(d.table, (count, max.unwrap_or(0) == count));
+    }
+    Ok(rows)
 }
 
 /// The release being served, replaced when a new file appears at the same path.
@@ -209,7 +311,7 @@ pub struct Current {
 
 impl Current {
     pub fn open(path: &Path, settings: Settings) -> Result<Current, OpenError> {
-        let release = Release::open(path, settings)?;
+        let release = Release::open(path, &settings)?;
         Ok(Current {
             path: path.to_path_buf(),
             settings,
@@ -243,8 +345,9 @@ impl Current {
         if identity == serving || *refused == Some(identity) {
             return;
         }
-        match Release::open(&self.path, self.settings) {
+        match Release::open(&self.path, &self.settings) {
             Ok(new) => {
+                self.settings.metrics.switches.inc();
                 log::info!(
                     "serving the new release at {} ({} bytes)",
                     self.path.display(),
@@ -255,6 +358,7 @@ impl Current {
             }
             Err(e) => {
                 log::error!("not switching to the new file: {e}");
+                self.settings.metrics.refusals.inc();
                 *refused = Some(identity);
             }
         }

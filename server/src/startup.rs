@@ -6,12 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::http::header;
-use actix_web::middleware::{Compress, Condition, DefaultHeaders, Logger};
+use actix_web::middleware::{from_fn, Compress, Condition, DefaultHeaders, Logger};
 use actix_web::{web, App, HttpServer};
 
 use crate::configuration::Config;
 use crate::description::Description;
 use crate::error::ApiError;
+use crate::ops::{self, Metrics};
 use crate::ratelimit::Limiter;
 use crate::release::{Current, Settings};
 use crate::routes;
@@ -24,6 +25,7 @@ pub struct AppState {
     pub description: Arc<Description>,
     /// Permits for requests of more than [`HEAVY_ROWS`] rows.
     heavy: Arc<tokio::sync::Semaphore>,
+    pub metrics: web::Data<Metrics>,
 }
 
 /// Pages of more rows than this are heavy: at most half the connections serve them at once.
@@ -45,17 +47,35 @@ impl AppState {
     }
 }
 
+/// A bound server, and what stopping it gracefully needs.
+pub struct Running {
+    pub server: actix_web::dev::Server,
+    pub addr: SocketAddr,
+    pub state: web::Data<AppState>,
+}
+
 /// Opens the file and binds the listener; the returned server runs when awaited.
 pub fn start(config: Config) -> std::io::Result<(actix_web::dev::Server, SocketAddr)> {
+    bind(config).map(|running| (running.server, running.addr))
+}
+
+/// Opens the file and binds the listener. Signals are not handled here: `shutdown` does it for
+/// the program, and a server run inside tests leaves them alone.
+pub fn bind(config: Config) -> std::io::Result<Running> {
     let connections = config.connections();
+    let metrics = web::Data::new(Metrics::new().map_err(std::io::Error::other)?);
     let settings = Settings {
         connections,
+        cache_kib: config.cache_kib_per_connection(),
+        filter_set_bytes: config.filter_set_bytes(),
+        metrics: metrics.db.clone(),
         response_cache_bytes: config.response_cache_mb << 20,
     };
     let current = Arc::new(Current::open(&config.db, settings).map_err(std::io::Error::other)?);
     current.watch(Duration::from_millis(config.watch_interval.max(50)));
     let compress = config.compress;
     let workers = config.workers();
+    let shutdown_timeout = config.shutdown_timeout;
     let state = web::Data::new(AppState {
         current,
         limiter: (config.rate_limit > 0).then(|| Limiter::new(config.rate_limit)),
@@ -64,14 +84,19 @@ pub fn start(config: Config) -> std::io::Result<(actix_web::dev::Server, SocketA
             (connections as usize / 2).max(1),
         )),
         config: config.clone(),
+        metrics: metrics.clone(),
     });
     let headers_config = config.clone();
+    let app_state = state.clone();
     let server = HttpServer::new(move || {
         App::new()
-            .app_data(state.clone())
+            .app_data(app_state.clone())
+            .app_data(metrics.clone())
             .wrap(Condition::new(compress, Compress::default()))
             .wrap(api_headers(&headers_config))
             .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
+            // Outermost: every request is counted, with the bytes actually sent.
+            .wrap(from_fn(ops::metrics::observe))
             .default_service(web::to(routes::dispatch))
     })
     .workers(workers)
@@ -80,13 +105,19 @@ pub fn start(config: Config) -> std::io::Result<(actix_web::dev::Server, SocketA
     .client_request_timeout(Duration::from_secs(10))
     .client_disconnect_timeout(Duration::from_secs(5))
     .keep_alive(Duration::from_secs(30))
+    .shutdown_timeout(shutdown_timeout)
+    .disable_signals()
     .bind(&config.bind)?;
     let addr = server
         .addrs()
         .first()
         .copied()
         .ok_or_else(|| std::io::Error::other("no address bound"))?;
-    Ok((server.run(), addr))
+    Ok(Running {
+        server: server.run(),
+        addr,
+        state,
+    })
 }
 
 /// The headers of every response, as the public service sends them; `cache-control` as

@@ -14,7 +14,7 @@ const AADF_HEADER: &str = "count_point_id,year,region_id,region_name,region_ons_
 const RAW_HEADER: &str = "count_point_id,direction_of_travel,year,count_date,hour,region_id,region_name,region_ons_code,local_authority_id,local_authority_name,local_authority_code,road_name,road_category,road_type,start_junction_road_name,end_junction_road_name,easting,northing,latitude,longitude,link_length_km,link_length_miles,pedal_cycles,two_wheeled_motor_vehicles,cars_and_taxis,buses_and_coaches,LGVs,HGVs_2_rigid_axle,HGVs_3_rigid_axle,HGVs_4_or_more_rigid_axle,HGVs_3_or_4_articulated_axle,HGVs_5_articulated_axle,HGVs_6_articulated_axle,all_HGVs,all_motor_vehicles";
 const FILLER_LOCATION: &str = "5,North West,E12000002,85,Trafford,E08000009,A56,PA,Major,A1,A2,380000,390000,53.4,-2.3,1.0,0.6";
 
-fn fixture_db() -> &'static Path {
+pub fn fixture_db() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();
     DB.get_or_init(|| {
         let dir = scratch_dir();

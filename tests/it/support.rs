@@ -341,3 +341,28 @@ fn dechunk(mut raw: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// A program from a Debian package that a test needs (`promtool`, `nginx`, ...), found on the
+/// PATH or in /usr/sbin. Without it the test says on stderr what it skips; with
+/// `ROADTRAFFIC_REQUIRE_SHARED=1` (CI, where `.ci/run` installs it) it fails instead.
+pub fn required_tool(name: &str, package: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/sbin")])
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file());
+    if found.is_some() {
+        return found;
+    }
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    if std::env::var("ROADTRAFFIC_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
+        panic!(
+            "{test} needs {name} (Debian package {package}; .ci/run installs it): it is missing"
+        );
+    }
+    eprintln!("{test}: skipped: {name} is missing (apt-get install {package})");
+    None
+}

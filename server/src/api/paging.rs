@@ -30,28 +30,47 @@ pub struct FilterSet {
 
 pub const CHECKPOINT_EVERY: i64 = 256;
 
-/// Filter sets are learnt once per release and kept; past this many checkpoints in all (8
-/// bytes each), the oldest half of the sets is forgotten so memory stays bounded whatever the
-/// clients ask.
-const MAX_CACHED_CHECKPOINTS: usize = 2_000_000;
-const MAX_CACHED_SETS: usize = 20_000;
+/// Filter sets are learnt once per release and kept; past the budget (`--filter-set-cache-mib`),
+/// the oldest half of the sets is forgotten so memory stays bounded whatever the clients ask.
+/// What a set is reckoned to cost besides its checkpoints (8 bytes each) and its key (kept
+/// twice): its map entry, its place in the order, its allocation headers.
+const SET_OVERHEAD_BYTES: usize = 128;
 
 /// The filter sets learnt of one release.
-#[derive(Default)]
 pub struct FilterSets(Mutex<FilterSetCache>);
 
-#[derive(Default)]
 struct FilterSetCache {
     sets: HashMap<String, Arc<FilterSet>>,
     order: Vec<String>,
-    checkpoints: usize,
+    bytes: usize,
+    budget: usize,
+}
+
+/// The memory a set of this key holds in the cache.
+fn cost(key: &str, set: &FilterSet) -> usize {
+    SET_OVERHEAD_BYTES + 2 * key.len() + 8 * set.checkpoints.len()
 }
 
 impl FilterSets {
+    /// An empty cache that holds at most about `budget` bytes.
+    pub fn new(budget: usize) -> Self {
+        FilterSets(Mutex::new(FilterSetCache {
+            sets: HashMap::new(),
+            order: Vec::new(),
+            bytes: 0,
+            budget,
+        }))
+    }
+
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, FilterSetCache>, ApiError> {
         self.0
             .lock()
             .map_err(|_| ApiError::internal("the filter set cache's lock is poisoned"))
+    }
+
+    /// The bytes the learnt sets hold, as reckoned against the budget.
+    pub fn bytes(&self) -> usize {
+        self.lock().map_or(0, |cache| cache.bytes)
     }
 
     fn get(&self, key: &str) -> Result<Option<Arc<FilterSet>>, ApiError> {
@@ -61,18 +80,22 @@ impl FilterSets {
     fn remember(&self, key: String, set: FilterSet) -> Result<Arc<FilterSet>, ApiError> {
         let set = Arc::new(set);
         let mut cache = self.lock()?;
-        if cache.sets.len() >= MAX_CACHED_SETS || cache.checkpoints >= MAX_CACHED_CHECKPOINTS {
-            let half = cache.order.len() / 2;
+        let bytes = cost(&key, &set);
+        while cache.bytes + bytes > cache.budget && !cache.order.is_empty() {
+            let half = cache.order.len().div_ceil(2);
             let forget: Vec<String> = cache.order.drain(..half).collect();
             for k in forget {
                 if let Some(old) = cache.sets.remove(&k) {
-                    cache.checkpoints -= old.checkpoints.len();
+                    cache.bytes -= cost(&k, &old);
                 }
             }
         }
-        cache.checkpoints += set.checkpoints.len();
+        if bytes > cache.budget {
+            return Ok(set); // used for this request, too big to keep
+        }
+        cache.bytes += bytes;
         if let Some(old) = cache.sets.insert(key.clone(), set.clone()) {
-            cache.checkpoints -= old.checkpoints.len();
+            cache.bytes -= cost(&key, &old);
         } else {
             cache.order.push(key);
         }

@@ -29,13 +29,20 @@ impl ListRequest {
         time_limit: Duration,
         flush: &mut Flush,
     ) -> Result<Vec<u8>, ApiError> {
-        let conn = release.pool.get()?;
+        let conn = release.connection()?;
         let started = Instant::now();
         let allowed = Arc::new(AtomicU64::new(time_limit.as_nanos() as u64));
         let limit = allowed.clone();
+        let timeouts = release.metrics().query_timeouts.clone();
         conn.progress_handler(
             10_000,
-            Some(move || started.elapsed().as_nanos() as u64 > limit.load(Ordering::Relaxed)),
+            Some(move || {
+                let over = started.elapsed().as_nanos() as u64 > limit.load(Ordering::Relaxed);
+                if over {
+                    timeouts.inc();
+                }
+                over
+            }),
         )?;
         let mut timed_flush = |chunk: Vec<u8>| {
             let waiting = Instant::now();

@@ -6,13 +6,14 @@
 //! and assets (`crate::site`), an HTML 404 for a browser, the JSON 404 for anyone else. Rate
 //! limiting, when on, wraps every answer.
 //!
-//! Rooms for what comes next, each a module of its own here: the site's pages, and operations
-//! (probes, metrics).
+//! The operator's endpoints (`ops.rs`: `/healthz`, `/readyz`, `/metrics`) come before all
+//! of these, outside the API and its rate limit.
 
 mod api;
 mod changes;
 mod description;
 mod downloads;
+mod ops;
 
 use actix_web::http::{header, Method};
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
@@ -22,9 +23,15 @@ use roadtraffic_catalog::{Dataset, DATASETS};
 use crate::api::{query, Envelope};
 use crate::description::openapi::Form;
 use crate::error::ApiError;
+use crate::ops::Endpoint;
 use crate::startup::AppState;
 
 pub async fn dispatch(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    // Probes and metrics first: outside the API, never rate limited.
+    if let Some(response) = ops::answer(&req, &state).await {
+        return response;
+    }
+    name_endpoint(&req, &state);
     let Some(limiter) = &state.limiter else {
         return route(&req, &state)
             .await
@@ -99,6 +106,27 @@ async fn api_route(
             Some((dataset, form)) => downloads::listing(req, state, dataset, form).await,
             None => Err(not_found(req)),
         },
+    }
+}
+
+/// Names the route a request is for, as `/metrics` labels it: a template, never the raw path
+/// (see `ops::metrics`). A new route names itself here or where it answers; one that does not
+/// is labelled by its first path segment when it succeeds.
+fn name_endpoint(req: &HttpRequest, state: &AppState) {
+    if req.method() == Method::OPTIONS {
+        return Endpoint::name(req, "preflight");
+    }
+    let path = req.path();
+    // The legacy base path serves the JSON form only.
+    let bases = [
+        Some((state.config.base_path(), true)),
+        state.config.legacy_base_path().map(|b| (b, false)),
+    ];
+    for (base, every_form) in bases.into_iter().flatten() {
+        let endpoint = path.strip_prefix(base).and_then(endpoint_for);
+        if let Some((dataset, form)) = endpoint.filter(|(_, f)| every_form || *f == Form::Json) {
+            return Endpoint::name(req, format!("{base}{}{}", dataset.paths[0], form.suffix()));
+        }
     }
 }
 
