@@ -118,9 +118,17 @@ pub fn send(status: StatusCode, markup: Markup) -> HttpResponse {
     build(status, markup.into_string(), CSP)
 }
 
+/// A finished page of the site (200), from the response cache or just rendered.
+pub fn send_page(page: bytes::Bytes) -> HttpResponse {
+    build(StatusCode::OK, page, CSP)
+}
+
 /// An HTML page with its own headers: the default ones of the server (JSON, a CSP that
 /// forbids everything) are only added where a response lacks them.
-fn build(status: StatusCode, page: String, csp: &'static str) -> HttpResponse {
+fn build<B>(status: StatusCode, page: B, csp: &'static str) -> HttpResponse
+where
+    B: actix_web::body::MessageBody + 'static,
+{
     HttpResponse::build(status)
         .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
         .insert_header((header::CONTENT_SECURITY_POLICY, csp))

@@ -21,6 +21,7 @@ use actix_web::http::{header, Method};
 use actix_web::{web, HttpRequest, HttpResponse};
 use maud::Markup;
 
+use crate::cache::Form;
 use crate::error::ApiError;
 use crate::html;
 use crate::release::Release;
@@ -40,7 +41,8 @@ pub async fn respond(req: &HttpRequest, state: &AppState) -> Option<HttpResponse
         return Some(assets::serve(req, state, name).await);
     }
     let query = req.query_string().to_string();
-    let result = render(state, move |view| page.render(view, &query)).await;
+    let key = format!("site {}?{query}", req.path());
+    let result = render(state, key, move |view| page.render(view, &query)).await;
     let mut response = result.unwrap_or_else(|e| html::error_page(&e));
     let found = response.status().is_success();
     if let Some(link) = canonical(req, state.config.public_url.as_deref()).filter(|_| found) {
@@ -133,12 +135,18 @@ pub struct View<'a> {
     pub api_base: &'a str,
 }
 
-/// Renders a page on the blocking pool, where SQLite runs, and sends it.
-async fn render<F>(state: &AppState, page: F) -> Result<HttpResponse, ApiError>
+/// Renders a page on the blocking pool, where SQLite runs, and sends it; a page is a pure
+/// function of the loaded file and its path and query (`key`), so it is kept in the file's
+/// response cache and rendered once while it stays there.
+async fn render<F>(state: &AppState, key: String, page: F) -> Result<HttpResponse, ApiError>
 where
     F: FnOnce(&View) -> Result<Markup, ApiError> + Send + 'static,
 {
     let release = state.current.get()?;
+    if let Some(kept) = release.responses.get(&key, Form::Identity) {
+        return Ok(html::send_page(kept));
+    }
+    let cache = release.clone();
     let time_limit = Duration::from_millis(state.config.query_timeout);
     let api_base = state.config.base_path().to_string();
     let markup = web::block(move || {
@@ -159,7 +167,10 @@ where
     })
     .await
     .map_err(ApiError::internal)??;
-    Ok(html::send(actix_web::http::StatusCode::OK, markup))
+    let (page, _) = cache
+        .responses
+        .keep(key, markup.into_string().into(), Form::Identity);
+    Ok(html::send_page(page))
 }
 
 /// The summary of the release being served, learnt now if it was not yet.

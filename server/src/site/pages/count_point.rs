@@ -12,7 +12,7 @@ use crate::error::ApiError;
 use crate::html::{page_in, Section};
 use crate::site::chart::Series;
 use crate::site::format::{self, aadf_groups};
-use crate::site::pages::{breadcrumbs, chart_and_table, long, map, wide, year, Figures, Focus};
+use crate::site::pages::{breadcrumbs, chart_and_table, long, map, wide, Figures, Focus};
 use crate::site::View;
 
 /// The count point's own columns, as read for its details.
@@ -180,22 +180,14 @@ fn aadf(view: &View, id: i64) -> Result<Markup, ApiError> {
                 .unwrap_or_default())
         })?
         .collect::<Result<_, _>>()?;
+    let title = format!("Annual average daily flow at count point {id}");
+    let figures = Figures::by_year("aadf", title, "vehicles per day", xs, series)
+        .with_extra(vec![("Count method".into(), methods)]);
     Ok(html! {
         section aria-labelledby="aadf" {
             h2 #aadf { "Annual average daily flow" }
             p { "Vehicles passing the count point on an average day of the year, both directions." }
-            (chart_and_table(Figures {
-                id: "aadf",
-                title: format!("Annual average daily flow at count point {id}"),
-                unit: "vehicles per day",
-                x_name: "Year",
-                x_label: year,
-                x_tick: year,
-                xs,
-                series,
-                extra: vec![("Count method".into(), methods)],
-                latest_first: true,
-            }))
+            (chart_and_table(figures))
         }
     })
 }
@@ -207,21 +199,12 @@ fn by_direction(view: &View, id: i64) -> Result<Markup, ApiError> {
         AADF_BY_DIRECTION.table
     );
     let (xs, series) = long(view, &sql, &[&id], DIRECTIONS, direction)?;
+    let title = format!("All motor vehicles by direction of travel at count point {id}");
+    let figures = Figures::by_year("aadf-direction", title, "vehicles per day", xs, series);
     Ok(html! {
         section aria-labelledby="by-direction" {
             h2 #by-direction { "Annual average daily flow by direction" }
-            (chart_and_table(Figures {
-                id: "aadf-direction",
-                title: format!("All motor vehicles by direction of travel at count point {id}"),
-                unit: "vehicles per day",
-                x_name: "Year",
-                x_label: year,
-                x_tick: year,
-                xs,
-                series,
-                extra: Vec::new(),
-                latest_first: true,
-            }))
+            (chart_and_table(figures))
         }
     })
 }

@@ -8,7 +8,7 @@ use roadtraffic_catalog::{AADF, COUNT_POINTS, LOCAL_AUTHORITY_TRAFFIC};
 use crate::error::ApiError;
 use crate::html::{page_in, Section};
 use crate::site::pages::{
-    breadcrumbs, chart_and_table, map, pager, query_param, wide, year, Figures, Focus,
+    breadcrumbs, chart_and_table, map, pager, query_param, wide, Figures, Focus,
 };
 use crate::site::{format, View};
 
@@ -61,18 +61,16 @@ pub fn one(view: &View, id: i64, query: &str) -> Result<Markup, ApiError> {
         .last()
         .copied()
         .zip(series[1].values.last().copied().flatten());
-    let traffic = chart_and_table(Figures {
-        id: "la-traffic",
-        title: format!("Traffic in {}", la.name),
-        unit: "vehicle miles",
-        x_name: "Year",
-        x_label: year,
-        x_tick: year,
-        xs,
-        series,
-        extra: vec![("Road length (km / miles)".into(), lengths)],
-        latest_first: true,
-    });
+    let traffic = chart_and_table(
+        Figures::by_year(
+            "la-traffic",
+            format!("Traffic in {}", la.name),
+            "vehicle miles",
+            xs,
+            series,
+        )
+        .with_extra(vec![("Road length (km / miles)".into(), lengths)]),
+    );
     let total: i64 = view.conn.query_row(
         &format!(
             "SELECT count(*) FROM {} WHERE local_authority_id = ?1",

@@ -80,6 +80,35 @@ pub struct Figures<'a> {
     pub latest_first: bool,
 }
 
+impl<'a> Figures<'a> {
+    /// Figures by year, latest first in the table, with no extra column.
+    pub fn by_year(
+        id: &'a str,
+        title: String,
+        unit: &'a str,
+        xs: Vec<i64>,
+        series: Vec<Series>,
+    ) -> Self {
+        Figures {
+            id,
+            title,
+            unit,
+            x_name: "Year",
+            x_label: year,
+            x_tick: year,
+            xs,
+            series,
+            extra: Vec::new(),
+            latest_first: true,
+        }
+    }
+
+    /// The same, with columns of the table only.
+    pub fn with_extra(self, extra: Vec<(String, Vec<String>)>) -> Self {
+        Figures { extra, ..self }
+    }
+}
+
 /// The chart and its table, from the same numbers: the table is the chart's text equivalent.
 pub fn chart_and_table(f: Figures) -> Markup {
     if f.xs.is_empty() {

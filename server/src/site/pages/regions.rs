@@ -12,7 +12,7 @@ use roadtraffic_catalog::{
 
 use crate::error::ApiError;
 use crate::html::{page_in, Section};
-use crate::site::pages::{breadcrumbs, chart_and_table, long, map, wide, year, Figures, Focus};
+use crate::site::pages::{breadcrumbs, chart_and_table, long, map, wide, Figures, Focus};
 use crate::site::summary::regional_vehicle_columns;
 use crate::site::{format, View};
 
@@ -117,18 +117,13 @@ fn by_vehicle(view: &View, id: i64, name: &str) -> Result<(Markup, Option<(i64, 
             .find(|s| s.key == "all_motor_vehicles")
             .and_then(|s| s.values.last().copied().flatten()),
     );
-    let by_vehicle = chart_and_table(Figures {
-        id: "region-vehicles",
-        title: format!("Traffic in {name} by vehicle type"),
-        unit: "vehicle miles",
-        x_name: "Year",
-        x_label: year,
-        x_tick: year,
+    let by_vehicle = chart_and_table(Figures::by_year(
+        "region-vehicles",
+        format!("Traffic in {name} by vehicle type"),
+        "vehicle miles",
         xs,
         series,
-        extra: Vec::new(),
-        latest_first: true,
-    });
+    ));
     Ok((by_vehicle, latest))
 }
 
@@ -145,16 +140,11 @@ fn by_road(view: &View, id: i64, name: &str) -> Result<Markup, ApiError> {
         ROAD_CATEGORY_CODES,
         format::category_name,
     )?;
-    Ok(chart_and_table(Figures {
-        id: "region-roads",
-        title: format!("Motor vehicle traffic in {name} by road category"),
-        unit: "vehicle miles, all motor vehicles",
-        x_name: "Year",
-        x_label: year,
-        x_tick: year,
+    Ok(chart_and_table(Figures::by_year(
+        "region-roads",
+        format!("Motor vehicle traffic in {name} by road category"),
+        "vehicle miles, all motor vehicles",
         xs,
         series,
-        extra: Vec::new(),
-        latest_first: true,
-    }))
+    )))
 }
