@@ -5,7 +5,8 @@
 #      would otherwise pick: requests/s and p99.
 #   nginx: against the ceiling, nginx (Debian's package, a config of this script's own)
 #      serving byte-identical copies of our responses as static files. Hot: the same URL
-#      repeated (ours with its response cache on, as by default). Cold: thousands of distinct
+#      repeated (ours with its response cache on, as by default; and, "uncached", the same URL
+#      repeated with the cache off: the cost of building the response). Cold: thousands of distinct
 #      pages in random order (every page of unfiltered raw counts and of one local-authority
 #      filter; ours with the response cache off) against 500 of those same pages as files.
 #      Then gzip: a gzip-accepting client of `--compress`. CPU per request of both sides, from
@@ -247,6 +248,8 @@ nginx_table() {
             before=
             [ -z "$BEFORE" ] || { bench "$b$path" "$PID_before"; before=$RESULT; }
             row "hot $label, round $round" "$ours" "$ceiling" "$before"
+            bench "$cold_o$path" "$PID_cold"
+            row "uncached $label, round $round" "$RESULT" "$ceiling" "$before"
         done
         bench "$x/cold/0.json" "$NGINX_PIDS" -s "$WORK/random.lua" -- "$WORK/cold-nginx.txt"; ceiling=$RESULT
         bench "$cold_o${FOUR[0]#*|}" "$PID_cold" -s "$WORK/random.lua" -- "$WORK/cold.txt"; ours=$RESULT
