@@ -189,14 +189,22 @@ fn a_new_file_never_gets_the_old_files_bodies() {
     assert_eq!(old.json()["total"], 0);
     assert_eq!(get(&server, target).body, old.body, "served from the cache");
     let old_about = get(&server, "/about").text();
-    assert_eq!(get(&server, "/about").text(), old_about, "a page from the cache");
+    assert_eq!(
+        get(&server, "/about").text(),
+        old_about,
+        "a page from the cache"
+    );
     load_ok(&db, &["--quiet"], &[&sample]);
     wait_until("the new file is served", || {
         get(&server, target).json()["total"] != 0
     });
     let new = get(&server, target);
     assert_eq!(new.json()["total"], sample_rows("count_points"));
-    assert_ne!(get(&server, "/about").text(), old_about, "the site's pages too");
+    assert_ne!(
+        get(&server, "/about").text(),
+        old_about,
+        "the site's pages too"
+    );
     assert_ne!(new.header("etag"), old.header("etag"));
     let conditional = request(
         &server,
