@@ -92,9 +92,8 @@ fn document(section: Section, title: &str, body: Markup, scripted: bool) -> Mark
                     div.wrap {
                         p {
                             "Data: Department for Transport road traffic statistics. Contains public sector information licensed under the "
-                            a href="https://www.nationalarchives.gov.uk/doc/open-government-licence/version/3/" rel="license" {
-                                "Open Government Licence v3.0"
-                            }
+                            // The licence's page on this site: nothing links off it (it works offline).
+                            a href="/about#licence" rel="license" { "Open Government Licence v3.0" }
                             "."
                         }
                         p {

@@ -26,7 +26,7 @@ pub fn page(release: &Release, config: &Config) -> Result<String, ApiError> {
     let body = html! {
         h1 { "The road traffic API" }
         p { "The Department for Transport's road traffic statistics API, answered from this mirror's copy of a release: the same paths, records, filters and pagination envelope as "
-            a href="https://roadtraffic.dft.gov.uk/api" { "roadtraffic.dft.gov.uk/api" }
+            code { "https://roadtraffic.dft.gov.uk/api" }
             ". A client written for the public service works here by changing only its base URL." }
         p { "Machine-readable: the OpenAPI 3.1 description at " a href={ (base) "/openapi.json" } { code { (base) "/openapi.json" } } ". Whole files as DfT publishes them: " a href="/downloads" { "downloads" } "." }
         h2 { "Requests" }

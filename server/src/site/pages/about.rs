@@ -48,8 +48,9 @@ fn licence() -> Markup {
             h2 #licence { "Licence" }
             p {
                 "The statistics are published by the Department for Transport under the "
-                a href="https://www.nationalarchives.gov.uk/doc/open-government-licence/version/3/" rel="license" { "Open Government Licence v3.0" }
-                ". Attribution: Department for Transport, road traffic statistics. This mirror serves them unchanged; the map's coastline is from Natural Earth (public domain)."
+                "Open Government Licence v3.0 ("
+                code { "https://www.nationalarchives.gov.uk/doc/open-government-licence/version/3/" }
+                "). Attribution: Department for Transport, road traffic statistics. This mirror serves them unchanged; the map's coastline is from Natural Earth (public domain)."
             }
         }
     }
