@@ -247,6 +247,18 @@ const AADF_FILTERS: &[&str] = &[
     "estimation_method",
 ];
 
+/// The split files of a table of count points' figures (the AADF tables): one per local
+/// authority, region and count point, in id order.
+const fn count_point_splits(folder: &'static str, stem: &'static str) -> Splits {
+    Splits {
+        folder,
+        stem,
+        by: &["local_authority_id", "region_id", "count_point_id"],
+        omits: NOT_IN_SPLITS,
+        ids_descending: false,
+    }
+}
+
 pub static AADF: Dataset = Dataset {
     table: "aadf",
     paths: &["/average-annual-daily-flow"],
@@ -286,13 +298,7 @@ pub static AADF: Dataset = Dataset {
             Layout::Group(VEHICLES),
         ],
         quote_all_text: false,
-        splits: Some(Splits {
-            folder: "aadf",
-            stem: "dft_aadf",
-            by: &["local_authority_id", "region_id", "count_point_id"],
-            omits: NOT_IN_SPLITS,
-            ids_descending: false,
-        }),
+        splits: Some(count_point_splits("aadf", "dft_aadf")),
     }),
     completion: None,
 };
@@ -354,13 +360,7 @@ pub static AADF_BY_DIRECTION: Dataset = Dataset {
             Layout::Group(VEHICLES),
         ],
         quote_all_text: false,
-        splits: Some(Splits {
-            folder: "aadfbydirection",
-            stem: "dft_aadfbydirection",
-            by: &["local_authority_id", "region_id", "count_point_id"],
-            omits: NOT_IN_SPLITS,
-            ids_descending: false,
-        }),
+        splits: Some(count_point_splits("aadfbydirection", "dft_aadfbydirection")),
     }),
     completion: None,
 };
