@@ -110,10 +110,14 @@ impl ResponseCache {
 
     /// Keeps a finished plain body, and gives it back in `form` when it can: the form given is
     /// returned with it (plain when the cache is off, so compression stays per response).
-    pub fn keep(&self, key: String, body: Bytes, form: Form) -> (Bytes, Form) {
+    pub fn keep(&self, key: String, mut body: Vec<u8>, form: Form) -> (Bytes, Form) {
         let Some(bodies) = &self.bodies else {
-            return (body, Form::Identity);
+            return (body.into(), Form::Identity);
         };
+        // The buffer was sized for the rows asked; kept, its spare capacity would be memory the
+        // bound does not count.
+        body.shrink_to_fit();
+        let body = Bytes::from(body);
         bodies.insert((key.clone(), Form::Identity), body.clone());
         if form == Form::Identity {
             return (body, form);
@@ -146,7 +150,7 @@ mod tests {
             let body = Bytes::from(vec![b'x'; 10_000 + i % 7_000]);
             cache.keep(
                 format!("/api/raw-counts?page%5Bnumber%5D={i}"),
-                body,
+                body.to_vec(),
                 Form::Identity,
             );
             let (held, bound) = cache.weight();
@@ -159,7 +163,7 @@ mod tests {
     fn encoded_forms_are_made_once_from_the_plain_body() {
         let cache = ResponseCache::new(1 << 20);
         let body = Bytes::from(r#"{"data":[1,2,3]}"#.repeat(100));
-        cache.keep("k".into(), body.clone(), Form::Identity);
+        cache.keep("k".into(), body.to_vec(), Form::Identity);
         let gz = cache.get("k", Form::Gzip).unwrap();
         let mut plain = Vec::new();
         std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut plain).unwrap();

@@ -50,11 +50,8 @@ pub async fn list(
     })
     .await?;
     Ok(match written {
-        Written::Whole(mut body) => {
-            // The buffer was sized for the rows asked; kept, its spare capacity would be memory
-            // the cache's bound does not count.
-            body.shrink_to_fit();
-            let (body, form) = release.responses.keep(key, body.into(), form);
+        Written::Whole(body) => {
+            let (body, form) = release.responses.keep(key, body, form);
             whole(body, form, etag)
         }
         Written::Streamed(chunks) => json_response(etag).streaming(chunks),

@@ -169,7 +169,7 @@ where
     .map_err(ApiError::internal)??;
     let (page, _) = cache
         .responses
-        .keep(key, markup.into_string().into(), Form::Identity);
+        .keep(key, markup.into_string().into_bytes(), Form::Identity);
     Ok(html::send_page(page))
 }
 
