@@ -1,14 +1,17 @@
 //! The dataset catalogue: the one description of every table the mirror holds, and what is
-//! built from it alone (the SQLite schema, the README's endpoint table). The loader, the server
-//! and the benchmark generator read it; it reads nothing of theirs.
+//! built from it alone (the SQLite schema, the JSON of its records, the README's endpoint
+//! table). The loader, the server and the benchmark generator read it; it reads nothing of
+//! theirs.
 
 pub mod changes;
 mod dataset;
 mod datasets;
 pub mod dates;
+pub mod json;
 pub mod legacy;
 pub mod meanings;
 pub mod readme;
+pub mod record;
 pub mod schema;
 
 pub use dataset::*;

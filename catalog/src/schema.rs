@@ -90,6 +90,10 @@ pub mod metadata {
     /// Each file `roadtraffic-load --fetch` downloaded: URL, size, ETag, Last-Modified and
     /// SHA-256, as a JSON array; absent when the inputs were local files.
     pub const FETCHED: &str = "fetched";
+    /// The tables whose records were rendered at load time (`--rendered-records`), each with
+    /// the tag of its records' layout (`crate::record::RecordLayout::tag`), as a JSON object;
+    /// absent when none were.
+    pub const RENDERED_RECORDS: &str = "rendered_records";
 }
 
 /// A path as written in an SQLite `file:` URI (absolute, `?`, `#` and `%` escaped).

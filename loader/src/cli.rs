@@ -56,6 +56,10 @@ struct Args {
     /// Refuse a CSV record longer than this many bytes at its line (real ones are under 2 KB).
     #[arg(long, default_value_t = load::DEFAULT_MAX_RECORD_BYTES, value_name = "N")]
     max_record_bytes: u64,
+    /// Also keep each record's JSON, written once now, for roadtraffic-serve to copy: pages it
+    /// builds cost about half the CPU, for a file several times larger (see BENCHMARKS.md).
+    #[arg(long)]
+    rendered_records: bool,
     #[command(flatten)]
     fetch: FetchArgs,
 }
@@ -173,6 +177,7 @@ fn run_load(args: Args) -> ExitCode {
         allow_shrink: args.allow_shrink,
         max_record_bytes: args.max_record_bytes,
         fetch,
+        rendered_records: args.rendered_records,
     };
     let report_json = args.report_json.as_deref();
     match load::run(&opts) {

@@ -25,6 +25,7 @@ mod guard;
 mod input;
 mod keys;
 mod recognise;
+mod rendered;
 mod report;
 mod rows;
 mod runs;
@@ -65,6 +66,9 @@ pub struct LoadOptions {
     pub max_record_bytes: u64,
     /// Download the current release first, and load it besides `inputs` (`--fetch`).
     pub fetch: Option<fetch::FetchOptions>,
+    /// Also keep every record's JSON, written once, for the server to copy (a larger file,
+    /// faster pages: see `rendered.rs`).
+    pub rendered_records: bool,
 }
 
 /// Real records are under 2 KB.
@@ -83,6 +87,7 @@ impl Default for LoadOptions {
             allow_shrink: false,
             max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
             fetch: None,
+            rendered_records: false,
         }
     }
 }
@@ -192,6 +197,9 @@ fn build(
     }
     gathered.completions.apply(&conn, &mut report)?;
     derived::write_derived(&conn, &gathered.areas, countries, &mut report)?;
+    if opts.rendered_records {
+        report.rendered_records = rendered::render_all(&conn)?;
+    }
     writer::finish_tables(&conn, &indexed)?;
     log::info!(
         "indexes and ANALYZE: {:.1} s",

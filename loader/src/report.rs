@@ -2,6 +2,7 @@
 //! the progress bar.
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -135,6 +136,8 @@ pub struct LoadReport {
     pub fetched: Vec<FetchedFile>,
     /// What changed since the file this load replaced, if it replaced one.
     pub changes: Option<ChangeReport>,
+    /// The tables whose records were rendered (`--rendered-records`), with their layout's tag.
+    pub rendered_records: BTreeMap<String, String>,
     pub elapsed_seconds: f64,
 }
 
@@ -285,6 +288,10 @@ impl LoadReport {
         if !self.fetched.is_empty() {
             let fetched = serde_json::to_string(&self.fetched).expect("fetched files serialise");
             rows.push((metadata::FETCHED, fetched));
+        }
+        if !self.rendered_records.is_empty() {
+            let tags = serde_json::to_string(&self.rendered_records).expect("tags serialise");
+            rows.push((metadata::RENDERED_RECORDS, tags));
         }
         rows
     }

@@ -3,7 +3,7 @@
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
 
-use crate::api::json;
+use roadtraffic_catalog::json;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {

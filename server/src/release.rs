@@ -2,7 +2,7 @@
 //! server learns about it once (row counts, filter sets), and its replacement when
 //! the loader renames a new file into place.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
@@ -15,8 +15,9 @@ use rusqlite::{OpenFlags, OptionalExtension};
 use sha2::{Digest, Sha256};
 
 use roadtraffic_catalog::changes::ChangeReport;
+use roadtraffic_catalog::record::RecordLayout;
 use roadtraffic_catalog::schema::{self, metadata};
-use roadtraffic_catalog::DATASETS;
+use roadtraffic_catalog::{Dataset, DATASETS};
 
 use crate::api::FilterSets;
 use crate::cache::ResponseCache;
@@ -106,6 +107,8 @@ pub struct Release {
     pub responses: ResponseCache,
     /// What the website learns of the file once (its map data, areas, headline figures).
     pub site: std::sync::OnceLock<Arc<crate::site::Summary>>,
+    /// The datasets whose whole records the file holds ready-written, in today's layout.
+    rendered: HashSet<&'static str>,
 }
 
 const FLAGS: OpenFlags = OpenFlags::SQLITE_OPEN_READ_ONLY
@@ -130,6 +133,7 @@ impl Release {
             .map_err(|e| not_ours(e.to_string()))?;
         let about = read_about(&probe).map_err(not_ours)?;
         let rows = count_rows(&probe).map_err(not_ours)?;
+        let rendered = rendered_records(&probe).map_err(not_ours)?;
         let manager = SqliteConnectionManager::file(&uri)
             .with_flags(FLAGS)
             .with_init(move |c| c.execute_batch(&init));
@@ -160,7 +164,14 @@ impl Release {
             metrics: settings.metrics.clone(),
             responses: ResponseCache::new(settings.response_cache_bytes),
             site: std::sync::OnceLock::new(),
+            rendered,
         })
+    }
+
+    /// Whether the file holds the dataset's whole records ready-written (see
+    /// `roadtraffic_catalog::record`).
+    pub fn has_rendered_records(&self, dataset: &Dataset) -> bool {
+        self.rendered.contains(dataset.table)
     }
 
     /// Whether the table has a record of this id.
@@ -174,14 +185,7 @@ impl Release {
     /// `None` when the load that built this file replaced none. For `/releases/latest/changes`
     /// and the pages that show it.
     pub fn changes(&self) -> Result<Option<ChangeReport>, ApiError> {
-        let conn = self.pool.get()?;
-        let stored: Option<String> = conn
-            .query_row(
-                "SELECT value FROM metadata WHERE key = ?1",
-                [metadata::CHANGES],
-                |r| r.get(0),
-            )
-            .optional()?;
+        let stored = metadata_value(&*self.pool.get()?, metadata::CHANGES)?;
         let Some(stored) = stored else {
             return Ok(None);
         };
@@ -298,6 +302,31 @@ fn count_rows(conn: &rusqlite::Connection) -> Result<HashMap<&'static str, (i64,
         rows.insert(d.table, (count, max.unwrap_or(0) == count));
     }
     Ok(rows)
+}
+
+/// One value of the metadata table.
+fn metadata_value(conn: &rusqlite::Connection, key: &str) -> rusqlite::Result<Option<String>> {
+    conn.query_row("SELECT value FROM metadata WHERE key = ?1", [key], |r| {
+        r.get(0)
+    })
+    .optional()
+}
+
+/// The datasets whose rendered records are laid out as this server lays out records: a file
+/// loaded by another version, whose records differ, is served from its columns instead.
+fn rendered_records(conn: &rusqlite::Connection) -> Result<HashSet<&'static str>, String> {
+    let stored =
+        metadata_value(conn, metadata::RENDERED_RECORDS).map_err(|e| format!("metadata: {e}"))?;
+    let tags: HashMap<String, String> = match stored {
+        Some(json) => serde_json::from_str(&json)
+            .map_err(|e| format!("metadata {}: {e}", metadata::RENDERED_RECORDS))?,
+        None => HashMap::new(),
+    };
+    Ok(DATASETS
+        .iter()
+        .filter(|d| tags.get(d.table) == Some(&RecordLayout::whole(d).tag()))
+        .map(|d| d.table)
+        .collect())
 }
 
 /// The release being served, replaced when a new file appears at the same path.

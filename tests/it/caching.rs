@@ -17,7 +17,7 @@ fn cached_server() -> &'static TestServer {
     SERVER.get_or_init(|| serve(sample_db(), &["--public-url", "http://mirror.test"]))
 }
 
-fn uncached_server() -> &'static TestServer {
+pub fn uncached_server() -> &'static TestServer {
     static SERVER: OnceLock<TestServer> = OnceLock::new();
     SERVER.get_or_init(|| {
         serve(
@@ -35,7 +35,7 @@ fn uncached_server() -> &'static TestServer {
 /// A request's parts, chosen at random; written out by [`target`] in one of several
 /// encodings.
 #[derive(Debug, Clone)]
-struct Asked {
+pub struct Asked {
     dataset: usize,
     filter: Option<(usize, String)>,
     size: Option<u32>,
@@ -45,7 +45,7 @@ struct Asked {
     page_keys_swapped: bool,
 }
 
-fn asked() -> impl Strategy<Value = Asked> {
+pub fn asked() -> impl Strategy<Value = Asked> {
     let n = roadtraffic_catalog::DATASETS.len();
     (
         0..n,
@@ -70,7 +70,7 @@ fn asked() -> impl Strategy<Value = Asked> {
 }
 
 /// The request as a URI, its filter and sort names taken from the catalogue.
-fn target(a: &Asked) -> String {
+pub fn target(a: &Asked) -> String {
     let d = &roadtraffic_catalog::DATASETS[a.dataset];
     let (open, close) = if a.brackets_encoded {
         ("%5B", "%5D")

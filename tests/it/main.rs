@@ -19,6 +19,7 @@ mod loader;
 mod ops;
 mod program;
 mod reliability;
+mod rendered;
 mod site;
 mod snapshots;
 mod support;

@@ -1,6 +1,7 @@
 //! Laravel's pagination envelope: its keys in order, its arithmetic, its page URLs and links.
 
-use super::json;
+use roadtraffic_catalog::json;
+
 use super::query::{self, Params};
 
 /// A requested page number: any positive integer. One past `i64::MAX` can only be past the

@@ -5,11 +5,9 @@
 //! URLs and records are today's (`envelope`), but for the record fields of that era that
 //! releases no longer hold (`roadtraffic_catalog::legacy`), written as null.
 
-use roadtraffic_catalog::legacy::retired_fields;
-use roadtraffic_catalog::{Column, Dataset};
+use roadtraffic_catalog::json;
 
 use super::envelope::Page;
-use super::json;
 use super::query::{self, Params};
 
 /// Which envelope a listing is written in: chosen by the base path it was asked under.
@@ -58,45 +56,4 @@ pub fn write_tail(out: &mut Vec<u8>, page: &Page, path: &str, params: &Params) {
     out.extend_from_slice(b",\"total\":");
     json::int(out, page.total);
     out.extend_from_slice(b"}}");
-}
-
-/// The bytes that begin each field of a record (`{"id":`, `,"year":`) and the ones that close
-/// it (`}`). In the legacy envelope the dataset's retired fields are written as null right
-/// after the field they followed, or last when that field is not asked for: the clients of the
-/// era select them by name whatever fields they asked for.
-pub fn record_keys(
-    envelope: Envelope,
-    dataset: &Dataset,
-    fields: &[&'static Column],
-) -> (Vec<Vec<u8>>, Vec<u8>) {
-    let mut keys: Vec<Vec<u8>> = fields
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let mut k = if i == 0 { b"{".to_vec() } else { b",".to_vec() };
-            json::string(&mut k, c.name);
-            k.push(b':');
-            k
-        })
-        .collect();
-    let mut close = Vec::new();
-    let retired = retired_fields(dataset).filter(|_| envelope == Envelope::Legacy);
-    if let Some(retired) = retired {
-        let mut nulls = Vec::new();
-        for name in retired.names {
-            nulls.push(b',');
-            json::string(&mut nulls, name);
-            nulls.extend_from_slice(b":null");
-        }
-        if keys.is_empty() {
-            nulls.remove(0); // the record is opened bare, with no field before these
-        }
-        let after = fields.iter().position(|c| c.name == retired.after);
-        match after.and_then(|i| keys.get_mut(i + 1)) {
-            Some(next) => drop(next.splice(0..0, nulls)),
-            None => close = nulls,
-        }
-    }
-    close.push(b'}');
-    (keys, close)
 }

@@ -8,7 +8,6 @@
 //!   2019-2020 one under the legacy base path (`legacy`).
 
 pub mod envelope;
-pub mod json;
 mod legacy;
 mod paging;
 mod plan;

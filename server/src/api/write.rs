@@ -6,10 +6,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use roadtraffic_catalog::legacy::retired_fields;
+use roadtraffic_catalog::record::{self, RecordLayout};
+use rusqlite::types::ValueRef;
+
 use super::envelope;
-use super::json;
 use super::legacy::{self, Envelope};
 use super::paging::RowQuery;
+use super::plan::Sql;
 use super::query::Params;
 use super::request::ListRequest;
 use crate::error::ApiError;
@@ -66,9 +70,10 @@ impl ListRequest {
         params: &Params,
         body: &mut Body,
     ) -> Result<(), ApiError> {
-        let sql = self.sql();
+        let record = JsonRecord::of(self, release);
+        let sql = record.sql(self);
         if self.page.is_none() {
-            return self.write_rows(conn, &self.all_rows(&sql), body);
+            return write_rows(conn, &self.all_rows(&sql), &record, body);
         }
         let (page, rows) = self.page_rows(conn, release, &sql)?;
         match self.envelope {
@@ -76,7 +81,7 @@ impl ListRequest {
             Envelope::Legacy => legacy::write_head(&mut body.buf),
         }
         match rows {
-            Some(query) => self.write_rows(conn, &query, body)?,
+            Some(query) => write_rows(conn, &query, &record, body)?,
             None => body.buf.extend_from_slice(b"[]"),
         }
         match self.envelope {
@@ -85,55 +90,71 @@ impl ListRequest {
         }
         Ok(())
     }
-
-    /// The rows of a query as a JSON array of records, in the request's fields.
-    fn write_rows(
-        &self,
-        conn: &rusqlite::Connection,
-        query: &RowQuery,
-        body: &mut Body,
-    ) -> Result<(), ApiError> {
-        let record = JsonRecord::of(self);
-        let mut stmt = conn.prepare_cached(&query.sql)?;
-        let mut rows = stmt.query(rusqlite::params_from_iter(query.args.iter()))?;
-        body.buf.push(b'[');
-        let mut first = true;
-        while let Some(row) = rows.next()? {
-            if !first {
-                body.buf.push(b',');
-            }
-            first = false;
-            record.write(&mut body.buf, row)?;
-            body.flush_if_full()?;
-        }
-        body.buf.push(b']');
-        Ok(())
-    }
 }
 
-/// A row as a JSON record of the request's fields, written as PHP writes it.
-pub struct JsonRecord {
-    /// Each field's key, with what comes before it: `{"id":`, `,"year":`.
-    keys: Vec<Vec<u8>>,
-    /// What closes a record: `}`, after the envelope's retired fields if any.
-    close: Vec<u8>,
+/// The rows of a query as a JSON array of records.
+fn write_rows(
+    conn: &rusqlite::Connection,
+    query: &RowQuery,
+    record: &JsonRecord,
+    body: &mut Body,
+) -> Result<(), ApiError> {
+    let mut stmt = conn.prepare_cached(&query.sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(query.args.iter()))?;
+    body.buf.push(b'[');
+    let mut first = true;
+    while let Some(row) = rows.next()? {
+        if !first {
+            body.buf.push(b',');
+        }
+        first = false;
+        record.write(&mut body.buf, row)?;
+        body.flush_if_full()?;
+    }
+    body.buf.push(b']');
+    Ok(())
+}
+
+/// How a row becomes its JSON record.
+pub enum JsonRecord {
+    /// Written field by field from the row's columns.
+    Fields(RecordLayout),
+    /// Copied whole from the record the loader wrote (`--rendered-records`), whose table is
+    /// this: for requests of every field of today's records, on a file that has them.
+    Rendered(String),
 }
 
 impl JsonRecord {
-    pub fn of(request: &ListRequest) -> Self {
-        let (keys, close) = legacy::record_keys(request.envelope, request.dataset, &request.fields);
-        JsonRecord { keys, close }
+    pub fn of(request: &ListRequest, release: &Release) -> Self {
+        let d = request.dataset;
+        let every_field = request.fields.len() == d.stored_columns().count();
+        if every_field && request.envelope == Envelope::Laravel && release.has_rendered_records(d) {
+            return JsonRecord::Rendered(record::rendered_table(d));
+        }
+        let retired = retired_fields(d).filter(|_| request.envelope == Envelope::Legacy);
+        JsonRecord::Fields(RecordLayout::new(&request.fields, retired))
+    }
+
+    /// The request's SQL, selecting what this writer reads: the fields, or the rendered record.
+    pub fn sql(&self, request: &ListRequest) -> Sql {
+        let mut sql = request.sql();
+        if let JsonRecord::Rendered(table) = self {
+            sql.select = format!("(SELECT record FROM {table} WHERE id = r.id)");
+        }
+        sql
     }
 
     pub fn write(&self, out: &mut Vec<u8>, row: &rusqlite::Row) -> Result<(), ApiError> {
-        for (i, key) in self.keys.iter().enumerate() {
-            out.extend_from_slice(key);
-            json::value(out, row.get_ref(i)?);
+        match self {
+            JsonRecord::Fields(layout) => layout.write(out, row)?,
+            JsonRecord::Rendered(_) => match row.get_ref(0)? {
+                ValueRef::Blob(record) | ValueRef::Text(record) => out.extend_from_slice(record),
+                other => {
+                    let why = format!("a rendered record is {:?}", other.data_type());
+                    return Err(ApiError::internal(why));
+                }
+            },
         }
-        if self.keys.is_empty() {
-            out.push(b'{');
-        }
-        out.extend_from_slice(&self.close);
         Ok(())
     }
 }

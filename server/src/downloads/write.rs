@@ -28,12 +28,12 @@ pub fn export(
     flush: &mut Flush,
 ) -> Result<Vec<u8>, ApiError> {
     let conn = release.pool.get()?;
-    let query = request.all_rows(&request.sql());
+    let query = || request.all_rows(&request.sql());
     let mut body = Body::new(1 << 20, flush);
     let written = match export {
-        Export::Csv(layout) => csv(&conn, &query, layout, &mut body),
-        Export::Zip(layout, name) => zipped(&conn, &query, layout, name, &mut body),
-        Export::Ndjson => ndjson(&conn, &query, request, &mut body),
+        Export::Csv(layout) => csv(&conn, &query(), layout, &mut body),
+        Export::Zip(layout, name) => zipped(&conn, &query(), layout, name, &mut body),
+        Export::Ndjson => ndjson(&conn, request, &JsonRecord::of(request, release), &mut body),
     };
     written.map(|()| body.buf)
 }
@@ -168,11 +168,11 @@ fn zipped(
 
 fn ndjson(
     conn: &rusqlite::Connection,
-    query: &RowQuery,
     request: &ListRequest,
+    record: &JsonRecord,
     body: &mut Body,
 ) -> Result<(), ApiError> {
-    let record = JsonRecord::of(request);
+    let query = request.all_rows(&record.sql(request));
     let mut stmt = conn.prepare_cached(&query.sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(query.args.iter()))?;
     while let Some(row) = rows.next()? {

@@ -8,7 +8,8 @@
 use actix_web::http::header;
 use actix_web::{web, HttpResponse, HttpResponseBuilder};
 
-use crate::api::json;
+use roadtraffic_catalog::json;
+
 use crate::error::ApiError;
 use crate::release::Release;
 use crate::startup::AppState;
