@@ -136,10 +136,14 @@ impl JsonRecord {
     }
 
     /// The request's SQL, selecting what this writer reads: the fields, or the rendered record.
+    /// The records are joined (one cursor kept open over the page's rows, not one opened per
+    /// row as a subquery would), and LEFT joined, so that a query that reads none of them (the
+    /// count of a filter set) leaves them out.
     pub fn sql(&self, request: &ListRequest) -> Sql {
         let mut sql = request.sql();
         if let JsonRecord::Rendered(table) = self {
-            sql.select = format!("(SELECT record FROM {table} WHERE id = r.id)");
+            sql.select = "j.record".to_string();
+            sql.from = format!("{} LEFT JOIN {table} j ON j.id = r.id", sql.from);
         }
         sql
     }
