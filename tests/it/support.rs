@@ -378,6 +378,10 @@ pub fn with_a_digit_changed(zip: &[u8]) -> Vec<u8> {
     drop(member);
     let mut bytes = zip.to_vec();
     let at = middle + bytes[middle..].iter().position(u8::is_ascii_digit).unwrap();
-    bytes[at] = if bytes[at] == b'9' { b'8' } else { bytes[at] + 1 };
+    bytes[at] = if bytes[at] == b'9' {
+        b'8'
+    } else {
+        bytes[at] + 1
+    };
     bytes
 }

@@ -292,9 +292,8 @@ fn receive(
     let path = job.cache.partial(job.name);
     job.progress.start(from, total);
     let body = response.body_mut().as_reader();
-    let (received, written) = partial::write_while(&path, from, |feed| {
-        feed_body(job, body, from, &feed)
-    });
+    let (received, written) =
+        partial::write_while(&path, from, |feed| feed_body(job, body, from, &feed));
     // A write error is the cause of a receive that stopped short: it comes first.
     let sha256 = written.map_err(|e| Failure::Final(FetchError::cache(&path, e)))?;
     let held = received?;
@@ -374,6 +373,5 @@ fn network_failure(job: &Job, e: ureq::Error) -> Failure {
 /// may cure.
 fn is_unknown_host(e: &std::io::Error) -> bool {
     let text = e.to_string();
-    text.starts_with("failed to lookup address information")
-        && !text.contains("Temporary failure")
+    text.starts_with("failed to lookup address information") && !text.contains("Temporary failure")
 }

@@ -98,7 +98,9 @@ fn hash_kept(file: &mut File, from: u64, hasher: &mut Sha256) -> io::Result<()> 
         }
     }
     if kept.limit() > 0 {
-        return Err(io::Error::other("the partial file shrank while it was read"));
+        return Err(io::Error::other(
+            "the partial file shrank while it was read",
+        ));
     }
     Ok(())
 }

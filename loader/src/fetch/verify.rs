@@ -27,7 +27,10 @@ pub fn check_zip(path: &Path, url: &str, bytes: u64) -> Result<(), FetchError> {
         detail,
     };
     let file = File::open(path).map_err(|e| FetchError::cache(path, e))?;
-    let length = file.metadata().map_err(|e| FetchError::cache(path, e))?.len();
+    let length = file
+        .metadata()
+        .map_err(|e| FetchError::cache(path, e))?
+        .len();
     if length != bytes {
         return Err(not_zip(format!(
             "{length} bytes were kept of the {bytes} received"
