@@ -336,10 +336,12 @@ impl<R: Read> Read for Member<R> {
             } else {
                 e.to_string()
             };
-            io::Error::new(
-                e.kind(),
-                format!("the zip archive is damaged: {why} (fetch or copy it again)"),
-            )
+            io::Error::new(e.kind(), DamagedMember(why))
         })
     }
 }
+
+/// Why a zip member could not be read to its end: inside the `io::Error` of the read.
+#[derive(Debug, thiserror::Error)]
+#[error("the zip archive is damaged: {0} (fetch or copy it again)")]
+pub struct DamagedMember(String);

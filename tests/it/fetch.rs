@@ -450,7 +450,8 @@ fn failures_name_the_url_and_change_nothing() {
 }
 
 /// The fetch checks a zip's structure, not its members' CRC-32: a member damaged inside is
-/// caught by the load, which reads it to its end, and nothing is changed.
+/// caught by the load, which reads it to its end, and nothing is changed. The damaged copy is
+/// not taken for current by the next fetch: it is downloaded again.
 #[test]
 fn a_fetched_zip_damaged_inside_a_member_fails_the_load_naming_it() {
     let (upstream, db, cache) = setup();
@@ -461,6 +462,22 @@ fn a_fetched_zip_damaged_inside_a_member_fails_the_load_naming_it() {
     let member = name.replace(".zip", ".csv");
     let place = format!("{}!{member}", cache.join(name).display());
     assert!(stderr.contains(&place), "{place}:\n{stderr}");
+    assert!(
+        stderr.contains("the next --fetch downloads it again"),
+        "{stderr}"
+    );
+    upstream.seen();
+
+    let stderr = fails(&upstream, &db, &cache, &[], "do not match the CRC-32");
+    let seen = upstream.seen();
+    let again: Vec<&Seen> = seen.iter().filter(|s| s.name == *name).collect();
+    assert!(
+        again.len() == 1 && again[0].status == 200 && again[0].if_none_match.is_none(),
+        "{seen:?}\n{stderr}"
+    );
+    upstream.serve(name, sample_zip(name));
+    let run = fetch(&db, &cache, &upstream.base, &[]);
+    assert!(run.ok, "{}", run.stderr);
 }
 
 /// A host that cannot exist (the reserved `.invalid` domain): a final failure at once, not

@@ -114,6 +114,26 @@ pub fn fetch_release(opts: &FetchOptions) -> Result<Fetched, FetchError> {
     Ok(fetched)
 }
 
+/// Forgets the cache's records of the fetched files a load refused as damaged (a member whose
+/// bytes fail its CRC-32, which the fetch does not inflate to see): the next fetch downloads
+/// them again instead of finding the cached copies current.
+pub fn forget_damaged(opts: &FetchOptions, sources: &[&str]) {
+    let (Ok(files), Ok(cache)) = (release_files(&opts.source), Cache::open(&opts.cache_dir)) else {
+        return;
+    };
+    for (name, _) in files {
+        let path = cache.file(&name);
+        let member_of = format!("{}!", path.display());
+        if sources.iter().any(|s| s.starts_with(&member_of)) {
+            cache.forget(&name);
+            log::warn!(
+                "{}: damaged; the next --fetch downloads it again",
+                path.display()
+            );
+        }
+    }
+}
+
 /// What is left to do with a transferred file.
 enum Check {
     /// The server said the cached copy (checked against its record) is current.
