@@ -39,8 +39,8 @@ impl Feed {
 }
 
 /// Runs `receive` with a feed into the partial file at `path`, which keeps its first `from`
-/// bytes. Gives what `receive` gave, and the SHA-256 (hex) of the whole file once every buffer
-/// fed is written; a write error comes first.
+/// bytes. Gives what `receive` gave and, once every buffer fed is written, the SHA-256 (hex) of
+/// the whole file, or the error that stopped the writer (the cause of a failed `send`).
 pub fn write_while<T>(
     path: &Path,
     from: u64,
