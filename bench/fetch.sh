@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Fetch benchmark: `roadtraffic-load --fetch --download-only` (fresh cache each round: every
-# file downloaded, checked whole (CRC-32 of every member, SHA-256) and recorded) against `curl`
-# downloading the same zips from the same local server, in alternating rounds, same run.
+# file downloaded, hashed (SHA-256) as it arrives, checked whole by its zip structure and
+# recorded) against `curl` downloading the same zips from the same local server, in alternating
+# rounds, same run. The fetch does not inflate the zips: the load that follows checks every
+# member's CRC-32 as it inflates it anyway (inflating here too doubled that work).
 #
 #   bench/fetch.sh DATA_DIR        (a release's CSV files; ROUNDS=3, OUT_DIR=/work/bench-data)
+#   BEFORE=path/to/roadtraffic-load bench/fetch.sh DATA_DIR
+#                                  (another build measured in the same rounds, an extra row)
 #
 # The CSV files are zipped under the release's national names into a scratch folder, served by
 # nginx on 127.0.0.1 (python3 -m http.server when nginx is missing), stopped on exit.
@@ -59,25 +63,31 @@ curl_round() {
     for n in $NAMES; do curl -sSf -o "$WORK/curl/$n" "$SOURCE$n"; done
     echo "$(now) - $t0" | bc
 }
-fetch_round() {
+fetch_round() {   # fetch_round LOADER
     rm -rf "$WORK/cache"
     local t0; t0=$(now)
-    "$LOADER" --db "$WORK/unused.db" --fetch --download-only --quiet --source "$SOURCE" --cache-dir "$WORK/cache"
+    "$1" --db "$WORK/unused.db" --fetch --download-only --quiet --source "$SOURCE" --cache-dir "$WORK/cache"
     echo "$(now) - $t0" | bc
 }
-fetch_round >/dev/null   # warm the page cache and check the release is complete
-CURL=(); FETCH=()
+fetch_round "$LOADER" >/dev/null   # warm the page cache and check the release is complete
+CURL=(); FETCH=(); OLD=()
 for r in $(seq "$ROUNDS"); do
-    CURL+=("$(curl_round)"); FETCH+=("$(fetch_round)")
-    echo "round $r: curl ${CURL[-1]} s, --fetch ${FETCH[-1]} s" >&2
+    CURL+=("$(curl_round)"); FETCH+=("$(fetch_round "$LOADER")")
+    line="round $r: curl ${CURL[-1]} s, --fetch ${FETCH[-1]} s"
+    if [ -n "${BEFORE:-}" ]; then OLD+=("$(fetch_round "$BEFORE")"); line+=", before ${OLD[-1]} s"; fi
+    echo "$line" >&2
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-C=$(median "${CURL[@]}"); F=$(median "${FETCH[@]}")
+C=$(median "${CURL[@]}")
 MB=$(echo "scale=1; $BYTES / 1048576" | bc)
+row() {   # row LABEL SECONDS
+    printf '| %s | %.2f | %.0f | %.2f |\n' "$1" "$2" "$(echo "$MB / $2" | bc -l)" "$(echo "$2 / $C" | bc -l)"
+}
 echo
 echo "$(ls "$WORK/www/release" | wc -l) zips, $MB MiB, served by $SERVER on 127.0.0.1; median of $ROUNDS rounds"
 echo
 echo "| Client | Time (s) | Throughput (MiB/s) | Ratio to curl |"
 echo "|---|---|---|---|"
-printf '| curl | %.2f | %.0f | 1.00 |\n' "$C" "$(echo "$MB / $C" | bc -l)"
-printf '| roadtraffic-load --fetch --download-only | %.2f | %.0f | %.2f |\n' "$F" "$(echo "$MB / $F" | bc -l)" "$(echo "$F / $C" | bc -l)"
+row curl "$C"
+[ -n "${BEFORE:-}" ] && row "before: $BEFORE --fetch --download-only" "$(median "${OLD[@]}")"
+row "roadtraffic-load --fetch --download-only" "$(median "${FETCH[@]}")"

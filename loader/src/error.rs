@@ -45,6 +45,18 @@ impl LoadError {
         }
         .into()
     }
+
+    /// The sources (`archive.zip!member.csv`) refused as damaged zip members.
+    pub fn damaged_sources(&self) -> Vec<&str> {
+        match self {
+            LoadError::Files(Refusals(refusals)) => refusals
+                .iter()
+                .filter(|r| matches!(r.reason, Refusal::Damaged(_)))
+                .map(|r| r.name.as_str())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -106,6 +118,9 @@ pub enum Refusal {
     TooLong(RecordTooLong),
     #[error("unreadable: {0}")]
     Unreadable(String),
+    /// A zip member that does not inflate to the bytes its headers promise.
+    #[error("unreadable: {0}")]
+    Damaged(String),
     #[error("unreadable CSV: {0}")]
     Csv(String),
     #[error("refused: the header names {name} twice (columns {first} and {second})")]

@@ -256,11 +256,16 @@ pub fn sha256_file(path: &Path) -> Result<String, LoadError> {
             n => hasher.update(&buf[..n]),
         }
     }
-    Ok(hasher
+    Ok(sha256_hex(hasher))
+}
+
+/// The digest as the metadata keeps it: 64 lower-case hex digits.
+pub fn sha256_hex(hasher: Sha256) -> String {
+    hasher
         .finalize()
         .iter()
         .map(|b| format!("{b:02x}"))
-        .collect())
+        .collect()
 }
 
 /// A source's bytes as the CSV parser gets them: decompressed (zip members, which the zip
@@ -310,8 +315,33 @@ pub fn with_reader<T>(
                 |e: zip::result::ZipError| InputError::Zip(source.path.clone(), e.to_string());
             let mut archive = zip::ZipArchive::new(BufReader::new(file)).map_err(damaged)?;
             let entry = archive.by_name(member).map_err(damaged)?;
-            let reader = guarded(Box::new(entry), &source.path, max_record_bytes)?;
+            let reader = guarded(Box::new(Member(entry)), &source.path, max_record_bytes)?;
             f(reader)
         }
     }
 }
+
+/// A zip member being inflated. The zip crate checks the member's CRC-32 when it is read to its
+/// end (every load reads every member to its end; `--fetch` relies on this and does not inflate
+/// what it downloads) and refuses to inflate past the declared size: a failure says that the
+/// archive is damaged, and the refusal names the archive and the member.
+struct Member<R>(R);
+
+impl<R: Read> Read for Member<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).map_err(|e| {
+            // The zip crate's words for a CRC-32 mismatch.
+            let why = if e.to_string() == "Invalid checksum" {
+                "its bytes do not match the CRC-32 its header gives".to_string()
+            } else {
+                e.to_string()
+            };
+            io::Error::new(e.kind(), DamagedMember(why))
+        })
+    }
+}
+
+/// Why a zip member could not be read to its end: inside the `io::Error` of the read.
+#[derive(Debug, thiserror::Error)]
+#[error("the zip archive is damaged: {0} (fetch or copy it again)")]
+pub struct DamagedMember(String);

@@ -104,6 +104,20 @@ pub fn run(opts: &LoadOptions) -> Result<LoadReport, LoadError> {
         Some(f) => fetch::fetch_release(f)?,
         None => fetch::Fetched::default(),
     };
+    let loaded = load(opts, target, fetched, started);
+    if let (Err(e), Some(f)) = (&loaded, &opts.fetch) {
+        fetch::forget_damaged(f, &e.damaged_sources());
+    }
+    loaded
+}
+
+/// The load proper, once the release (if asked for) is in the cache.
+fn load(
+    opts: &LoadOptions,
+    target: Target,
+    fetched: fetch::Fetched,
+    started: Instant,
+) -> Result<LoadReport, LoadError> {
     let named: Vec<PathBuf> = opts.inputs.iter().chain(&fetched.paths).cloned().collect();
     let inputs = input::expand(&named)?;
     target.check_not_an_input(&opts.db, &inputs.ids)?;

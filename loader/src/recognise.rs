@@ -9,7 +9,7 @@ use roadtraffic_catalog::{self as catalog, Column, Dataset, Source};
 
 use crate::error::{FileRefusal, Refusal, Refusals};
 use crate::guard::{self, StreamNotes};
-use crate::input::{self, InputSource, SourceReader};
+use crate::input::{self, DamagedMember, InputSource, SourceReader};
 use crate::value;
 
 /// A source opened for its rows: the parser past the header, the header's names, and what
@@ -92,6 +92,9 @@ pub fn stream_error(name: &str, e: &csv::Error) -> FileRefusal {
     }
     let line = e.position().map_or(0, |p| p.line());
     let reason = match e.kind() {
+        csv::ErrorKind::Io(io) if io.get_ref().is_some_and(|e| e.is::<DamagedMember>()) => {
+            Refusal::Damaged(io.to_string())
+        }
         csv::ErrorKind::Io(io) => Refusal::Unreadable(io.to_string()),
         _ => Refusal::Csv(e.to_string()),
     };

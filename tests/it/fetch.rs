@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
+use sha2::Digest;
 
 use crate::support::*;
 
@@ -77,6 +78,15 @@ impl Upstream {
             .entry(name.to_string())
             .or_default()
             .extend(faults);
+    }
+
+    /// Serves `body` under `name` from now on.
+    fn serve(&self, name: &str, body: Vec<u8>) {
+        self.script
+            .lock()
+            .unwrap()
+            .files
+            .insert(name.to_string(), body);
     }
 
     fn seen(&self) -> Vec<Seen> {
@@ -336,6 +346,17 @@ fn a_cut_transfer_is_resumed_and_a_server_that_ignores_range_is_read_again_whole
         let kept = std::fs::read(cache.join(name)).unwrap();
         assert_eq!(kept, sample_zip(name), "{name}");
     }
+    // The SHA-256 recorded of a resumed file is the whole file's, kept bytes and all.
+    let recorded = fetched_metadata(&db);
+    let sha256 = |name: &str| -> String {
+        let of = recorded.iter().find(|f| f["file"] == name).unwrap();
+        of["sha256"].as_str().unwrap().to_string()
+    };
+    for name in &names[..2] {
+        let whole = sha2::Sha256::digest(sample_zip(name));
+        let hex: String = whole.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(sha256(name), hex, "{name}");
+    }
 }
 
 #[test]
@@ -426,4 +447,54 @@ fn failures_name_the_url_and_change_nothing() {
     for name in &names {
         assert_eq!(std::fs::read(cache.join(name)).unwrap(), sample_zip(name));
     }
+}
+
+/// The fetch checks a zip's structure, not its members' CRC-32: a member damaged inside is
+/// caught by the load, which reads it to its end, and nothing is changed. The damaged copy is
+/// not taken for current by the next fetch: it is downloaded again.
+#[test]
+fn a_fetched_zip_damaged_inside_a_member_fails_the_load_naming_it() {
+    let (upstream, db, cache) = setup();
+    load_ok(&db, &["--quiet"], &[&repo_path("data/sample")]);
+    let name = &upstream.names()[0];
+    upstream.serve(name, with_a_digit_changed(&sample_zip(name)));
+    let stderr = fails(&upstream, &db, &cache, &[], "do not match the CRC-32");
+    let member = name.replace(".zip", ".csv");
+    let place = format!("{}!{member}", cache.join(name).display());
+    assert!(stderr.contains(&place), "{place}:\n{stderr}");
+    assert!(
+        stderr.contains("the next --fetch downloads it again"),
+        "{stderr}"
+    );
+    upstream.seen();
+
+    let stderr = fails(&upstream, &db, &cache, &[], "do not match the CRC-32");
+    let seen = upstream.seen();
+    let again: Vec<&Seen> = seen.iter().filter(|s| s.name == *name).collect();
+    assert!(
+        again.len() == 1 && again[0].status == 200 && again[0].if_none_match.is_none(),
+        "{seen:?}\n{stderr}"
+    );
+    upstream.serve(name, sample_zip(name));
+    let run = fetch(&db, &cache, &upstream.base, &[]);
+    assert!(run.ok, "{}", run.stderr);
+}
+
+/// A host that cannot exist (the reserved `.invalid` domain): a final failure at once, not
+/// retried as a transient one.
+#[test]
+fn an_unknown_host_fails_at_once_naming_the_url() {
+    let (_upstream, db, cache) = setup();
+    let source = "http://roadtraffic.invalid/downloads/";
+    let started = std::time::Instant::now();
+    let run = fetch(&db, &cache, source, &[]);
+    assert!(!run.ok, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(source) && run.stderr.contains("host not found"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("trying again"), "{}", run.stderr);
+    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+    assert!(!db.exists());
 }

@@ -503,6 +503,28 @@ fn a_zip_member_inflating_past_its_declared_size_is_refused() {
         .refused(&["liar.zip", "larger than its declared uncompressed size"]);
 }
 
+/// `--fetch` checks a zip's structure only: the CRC-32 of every member is checked as the load
+/// reads it to its end.
+#[test]
+fn a_zip_member_whose_bytes_do_not_match_its_crc_is_refused_naming_it() {
+    let s = Sandbox::new();
+    let path = s.input("flipped.zip");
+    let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    z.start_file(LA, opts).unwrap();
+    z.write_all(&sample_file(LA)).unwrap();
+    std::fs::write(
+        &path,
+        with_a_digit_changed(&z.finish().unwrap().into_inner()),
+    )
+    .unwrap();
+    s.load(&["--allow-shrink"], &[&path]).refused(&[
+        &format!("flipped.zip!{LA}"),
+        "the zip archive is damaged: its bytes do not match the CRC-32",
+    ]);
+}
+
 #[test]
 fn a_ten_mb_line_is_refused_at_its_line_unread() {
     let s = Sandbox::new().with_sample();

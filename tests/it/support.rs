@@ -366,3 +366,22 @@ pub fn required_tool(name: &str, package: &str) -> Option<PathBuf> {
     eprintln!("{test}: skipped: {name} is missing (apt-get install {package})");
     None
 }
+
+/// A zip archive's bytes with one digit changed inside its first member's data (stored, not
+/// deflated): the CSV text still parses, only the member's CRC-32 tells.
+pub fn with_a_digit_changed(zip: &[u8]) -> Vec<u8> {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).unwrap();
+    let member = archive.by_index_raw(0).unwrap();
+    assert_eq!(member.compression(), zip::CompressionMethod::Stored);
+    let start = member.data_start().unwrap() as usize;
+    let middle = start + member.compressed_size() as usize / 2;
+    drop(member);
+    let mut bytes = zip.to_vec();
+    let at = middle + bytes[middle..].iter().position(u8::is_ascii_digit).unwrap();
+    bytes[at] = if bytes[at] == b'9' {
+        b'8'
+    } else {
+        bytes[at] + 1
+    };
+    bytes
+}

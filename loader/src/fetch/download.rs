@@ -2,13 +2,13 @@
 //! a partial download can be resumed, the body appended to the partial file, transient
 //! failures retried with backoff, everything else a final error naming the URL.
 
-use std::fs::OpenOptions;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::time::{Duration, Instant};
 
 use ureq::http::{header, Response};
 
 use super::cache::{Cache, Validators};
+use super::partial;
 use super::progress::FileProgress;
 use crate::error::FetchError;
 
@@ -21,7 +21,6 @@ const FIRST_WAIT: Duration = Duration::from_secs(1);
 const LONGEST_WAIT: Duration = Duration::from_secs(30);
 /// The longest `Retry-After` obeyed.
 const LONGEST_RETRY_AFTER: u64 = 60;
-const BUFFER: usize = 1 << 20;
 
 /// The HTTP client every file is fetched with.
 pub fn agent() -> ureq::Agent {
@@ -44,6 +43,8 @@ pub enum Outcome {
     Downloaded {
         validators: Validators,
         bytes: u64,
+        /// Of the whole file, resumed or not.
+        sha256: String,
         /// Bytes already there from an earlier, interrupted transfer.
         resumed_from: u64,
         seconds: f64,
@@ -167,7 +168,7 @@ fn attempt(job: &Job, started: Instant) -> Result<Outcome, Failure> {
             .start_partial(job.name, &validators)
             .map_err(Failure::Final)?;
     }
-    let bytes = receive(job, response, from, total)?;
+    let (bytes, sha256) = receive(job, response, from, total)?;
     // A resumed body belongs to the content the partial file was started with.
     let validators = match resume {
         Some((_, started_with)) if from > 0 => started_with,
@@ -176,6 +177,7 @@ fn attempt(job: &Job, started: Instant) -> Result<Outcome, Failure> {
     Ok(Outcome::Downloaded {
         validators,
         bytes,
+        sha256,
         resumed_from: from,
         seconds: started.elapsed().as_secs_f64(),
     })
@@ -279,46 +281,72 @@ fn retry_after(response: &Response<ureq::Body>) -> Option<Duration> {
     Some(Duration::from_secs(seconds.min(LONGEST_RETRY_AFTER)))
 }
 
-/// Appends the body to the partial file from `from`; the partial file's length when the body
-/// ended whole.
+/// Appends the body to the partial file from `from` (the writing thread hashes the file as it
+/// grows); the partial file's length and SHA-256 when the body ended whole.
 fn receive(
     job: &Job,
     mut response: Response<ureq::Body>,
     from: u64,
     total: Option<u64>,
-) -> Result<u64, Failure> {
+) -> Result<(u64, String), Failure> {
     let path = job.cache.partial(job.name);
-    let cache_error = |e: std::io::Error| Failure::Final(FetchError::cache(&path, e));
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(cache_error)?;
-    file.set_len(from).map_err(cache_error)?;
     job.progress.start(from, total);
-    let mut body = response.body_mut().as_reader();
-    let mut buf = vec![0u8; BUFFER];
-    let mut held = from;
-    loop {
-        let n = match body.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) => {
-                return Err(transient(format!(
-                    "the transfer was cut after {held} bytes: {e}"
-                )))
-            }
-        };
-        file.write_all(&buf[..n]).map_err(cache_error)?;
-        held += n as u64;
-        job.progress.advance(held);
-    }
+    let body = response.body_mut().as_reader();
+    let (received, written) =
+        partial::write_while(&path, from, |feed| feed_body(job, body, from, &feed));
+    // A write error is the cause of a receive that stopped short: it comes first.
+    let sha256 = written.map_err(|e| Failure::Final(FetchError::cache(&path, e)))?;
+    let held = received?;
     match total {
         Some(total) if held != total => Err(transient(format!(
             "the transfer ended after {held} of {total} bytes"
         ))),
-        _ => Ok(held),
+        _ => Ok((held, sha256)),
     }
+}
+
+/// Reads the body into full buffers for the writer until it ends (the bytes held then) or is
+/// cut (what came before the cut is written all the same, to be resumed).
+fn feed_body(
+    job: &Job,
+    mut body: impl Read,
+    from: u64,
+    feed: &partial::Feed,
+) -> Result<u64, Failure> {
+    let mut held = from;
+    loop {
+        let mut buf = feed.buffer();
+        let (n, cut) = fill(&mut body, &mut buf);
+        buf.truncate(n);
+        if n > 0 && !feed.send(buf) {
+            return Err(transient("the partial file could not be written"));
+        }
+        held += n as u64;
+        job.progress.advance(held);
+        if let Some(e) = cut {
+            return Err(transient(format!(
+                "the transfer was cut after {held} bytes: {e}"
+            )));
+        }
+        if n < partial::BUFFER {
+            return Ok(held);
+        }
+    }
+}
+
+/// Reads until `buf` is full or the body ends: how many bytes, and the error that cut the body
+/// short, if one did.
+fn fill(body: &mut impl Read, buf: &mut [u8]) -> (usize, Option<std::io::Error>) {
+    let mut n = 0;
+    while n < buf.len() {
+        match body.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return (n, Some(e)),
+        }
+    }
+    (n, None)
 }
 
 /// A failure to get any answer: retried, but for an unknown host or a malformed URL.
@@ -332,7 +360,18 @@ fn network_failure(job: &Job, e: ureq::Error) -> Failure {
     };
     match e {
         ureq::Error::HostNotFound => final_error("host not found (DNS)".into()),
+        ureq::Error::Io(e) if is_unknown_host(&e) => {
+            final_error(format!("host not found (DNS): {e}"))
+        }
         ureq::Error::BadUri(why) => final_error(format!("not a URL that can be fetched: {why}")),
         other => transient(format!("no answer: {other}")),
     }
+}
+
+/// A name the resolver says does not exist: the standard library's lookup error (ureq passes
+/// it on as an I/O error), but for a temporary failure (no resolver reachable), which a retry
+/// may cure.
+fn is_unknown_host(e: &std::io::Error) -> bool {
+    let text = e.to_string();
+    text.starts_with("failed to lookup address information") && !text.contains("Temporary failure")
 }

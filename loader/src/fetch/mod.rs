@@ -4,18 +4,17 @@
 //!
 //! - `cache`: the folder, its records and partial downloads;
 //! - `download`: one file's transfer (conditional and ranged requests, retries);
-//! - `verify`: the zip check;
+//! - `partial`: the body written and hashed on a second thread as it arrives;
+//! - `verify`: the zip check (structure only; the load checks every member's CRC-32);
 //! - `progress`: what is shown meanwhile.
-//!
-//! A file is checked on a second thread while the next one downloads.
 
 mod cache;
 mod download;
+mod partial;
 mod progress;
 mod verify;
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 
 use serde::Serialize;
 
@@ -99,37 +98,43 @@ pub fn fetch_release(opts: &FetchOptions) -> Result<Fetched, FetchError> {
     let files = release_files(&opts.source)?;
     let cache = Cache::open(&opts.cache_dir)?;
     let agent = download::agent();
-    let checked = std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::channel::<Check>();
-        let cache = &cache;
-        let checker = scope.spawn(move || rx.into_iter().map(|c| c.run(cache)).collect());
-        for (name, url) in &files {
-            let check = fetch_one(opts, &agent, cache, name, url)?;
-            if tx.send(check).is_err() {
-                break; // the checker stopped on a bad file: its error is the answer
-            }
-        }
-        drop(tx);
-        checker.join().unwrap_or_else(|_| {
-            Err(FetchError::cache(
-                &opts.cache_dir,
-                "the checking thread stopped",
-            ))
-        })
-    });
-    let checked: Vec<(FetchedFile, PathBuf)> = checked?;
+    let mut fetched = Fetched::default();
+    for (name, url) in &files {
+        let (file, path) = fetch_one(opts, &agent, &cache, name, url)?.run(&cache)?;
+        fetched.files.push(file);
+        fetched.paths.push(path);
+    }
     if opts.show != Show::Nothing {
         eprintln!(
-            "{} files checked whole (zip CRC-32, SHA-256) in {}",
-            checked.len(),
+            "{} files whole (zip structure, size, SHA-256) in {}",
+            fetched.files.len(),
             opts.cache_dir.display()
         );
     }
-    let (files, paths) = checked.into_iter().unzip();
-    Ok(Fetched { files, paths })
+    Ok(fetched)
 }
 
-/// What is left to do with a transferred file, on the checking thread.
+/// Forgets the cache's records of the fetched files a load refused as damaged (a member whose
+/// bytes fail its CRC-32, which the fetch does not inflate to see): the next fetch downloads
+/// them again instead of finding the cached copies current.
+pub fn forget_damaged(opts: &FetchOptions, sources: &[&str]) {
+    let (Ok(files), Ok(cache)) = (release_files(&opts.source), Cache::open(&opts.cache_dir)) else {
+        return;
+    };
+    for (name, _) in files {
+        let path = cache.file(&name);
+        let member_of = format!("{}!", path.display());
+        if sources.iter().any(|s| s.starts_with(&member_of)) {
+            cache.forget(&name);
+            log::warn!(
+                "{}: damaged; the next --fetch downloads it again",
+                path.display()
+            );
+        }
+    }
+}
+
+/// What is left to do with a transferred file.
 enum Check {
     /// The server said the cached copy (checked against its record) is current.
     Cached { name: String, record: Record },
@@ -138,6 +143,7 @@ enum Check {
         name: String,
         validators: cache::Validators,
         bytes: u64,
+        sha256: String,
     },
 }
 
@@ -174,6 +180,7 @@ fn fetch_one(
         Outcome::Downloaded {
             validators,
             bytes,
+            sha256,
             resumed_from,
             seconds,
         } => {
@@ -189,6 +196,7 @@ fn fetch_one(
                 name: name.to_string(),
                 validators,
                 bytes,
+                sha256,
             })
         }
     }
@@ -223,14 +231,13 @@ impl Check {
                 name,
                 validators,
                 bytes,
+                sha256,
             } => {
                 let partial = cache.partial(&name);
-                if let Err(e) = verify::check_zip(&partial, &validators.url) {
+                if let Err(e) = verify::check_zip(&partial, &validators.url, bytes) {
                     cache.discard_partial(&name);
                     return Err(e);
                 }
-                let sha256 = crate::input::sha256_file(&partial)
-                    .map_err(|e| FetchError::cache(&partial, e))?;
                 let record = Record {
                     validators,
                     bytes,

@@ -1,9 +1,17 @@
-//! Checking a downloaded zip archive whole before it is kept: it opens (its central directory
-//! is there, so it was not cut short), it holds at least one member, and every member reads to
-//! its end with the CRC-32 its header gives. An HTML page saved under the name is named as such.
+//! Checking a downloaded zip archive whole before it is kept, by its structure alone: it has
+//! the length the server announced, its end record and central directory parse (so it was not
+//! cut short), it holds at least one member, it declares no more than [`MAX_INFLATED`] bytes
+//! once inflated, and every member's local header is where the directory says, with its
+//! compressed bytes lying inside the archive, before the directory. An HTML page saved under
+//! the name is named as such.
+//!
+//! Nothing is inflated here. The CRC-32 of every member the load reads is checked by the load
+//! itself, which inflates each member to its end anyway (a mismatch fails the load, naming the
+//! member, and the served file stays as it was): inflating 1.3 GB here too doubled that work
+//! and made a fetch five times slower than `curl`.
 
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 use crate::error::FetchError;
@@ -12,12 +20,22 @@ use crate::error::FetchError;
 /// refused rather than inflated.
 const MAX_INFLATED: u64 = 32 << 30;
 
-pub fn check_zip(path: &Path, url: &str) -> Result<(), FetchError> {
+/// Checks the archive at `path`, of `bytes` bytes as received, downloaded from `url`.
+pub fn check_zip(path: &Path, url: &str, bytes: u64) -> Result<(), FetchError> {
     let not_zip = |detail: String| FetchError::NotZip {
         url: url.to_string(),
         detail,
     };
     let file = File::open(path).map_err(|e| FetchError::cache(path, e))?;
+    let length = file
+        .metadata()
+        .map_err(|e| FetchError::cache(path, e))?
+        .len();
+    if length != bytes {
+        return Err(not_zip(format!(
+            "{length} bytes were kept of the {bytes} received"
+        )));
+    }
     let mut archive = match zip::ZipArchive::new(BufReader::new(file)) {
         Ok(a) => a,
         Err(e) => return Err(not_zip(what_it_is(path, &e.to_string()))),
@@ -25,26 +43,29 @@ pub fn check_zip(path: &Path, url: &str) -> Result<(), FetchError> {
     if archive.is_empty() {
         return Err(not_zip("the zip archive is empty".into()));
     }
-    if archive.decompressed_size().unwrap_or(0) > u128::from(MAX_INFLATED) {
-        return Err(not_zip(format!(
-            "the zip archive declares more than {MAX_INFLATED} bytes once inflated: refused"
-        )));
-    }
+    let directory_start = archive.central_directory_start();
+    let mut inflated = 0u64;
     for i in 0..archive.len() {
-        let mut member = archive
-            .by_index(i)
+        let member = archive
+            .by_index_raw(i)
             .map_err(|e| not_zip(format!("member {i} of the zip archive is unreadable: {e}")))?;
         let name = member
             .name()
             .map_or(format!("member {i}"), |n| n.to_string());
-        let declared = member.size();
-        let read = io::copy(&mut (&mut member).take(declared + 1), &mut io::sink())
-            .map_err(|e| not_zip(format!("{name} in the zip archive is damaged: {e}")))?;
-        if read != declared {
+        let data_end = member
+            .data_start()
+            .and_then(|start| start.checked_add(member.compressed_size()));
+        if data_end.is_none_or(|end| end > directory_start) {
             return Err(not_zip(format!(
-                "{name} in the zip archive holds {read} bytes, not the {declared} it declares"
+                "{name} in the zip archive runs past its end (cut short or damaged?)"
             )));
         }
+        inflated = inflated.saturating_add(member.size());
+    }
+    if inflated > MAX_INFLATED {
+        return Err(not_zip(format!(
+            "the zip archive declares more than {MAX_INFLATED} bytes once inflated: refused"
+        )));
     }
     Ok(())
 }
