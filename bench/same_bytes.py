@@ -8,8 +8,12 @@ with sparse fields, and a few malformed requests.
     bench/same_bytes.py OLD_BIN_DIR NEW_BIN_DIR DATA
 
 Each BIN_DIR holds roadtraffic-load and roadtraffic-serve (for example target/release, or a
-folder of binaries kept from an older commit). Exits 1 and lists the first differences if any.
+folder of binaries kept from an older commit). DATA may be several paths, joined by ':'.
+Env: LOAD_ARGS (extra loader options for both, e.g. "--keep-first"), NEW_LOAD_ARGS (for the new
+build only, e.g. "--rendered-records": the same build twice then compares two kinds of file).
+Exits 1 and lists the first differences if any.
 """
+import os
 import json
 import subprocess
 import sys
@@ -29,9 +33,10 @@ def fetch(url):
         return e.code, e.read()
 
 
-def start(bins, data, work, port):
+def start(bins, data, work, port, extra=""):
     db = work / f"{port}.db"
-    subprocess.run([bins / "roadtraffic-load", "--db", db, "--quiet", data], check=True)
+    args = os.environ.get("LOAD_ARGS", "").split() + extra.split()
+    subprocess.run([bins / "roadtraffic-load", "--db", db, "--quiet", *args, *data], check=True)
     server = subprocess.Popen(
         [bins / "roadtraffic-serve", "--db", db, "--bind", f"127.0.0.1:{port}",
          "--public-url", "http://mirror.test"],
@@ -75,10 +80,11 @@ def targets(base):
 
 
 def main():
-    old, new, data = (Path(a).resolve() for a in sys.argv[1:4])
+    old, new = (Path(a).resolve() for a in sys.argv[1:3])
+    data = [Path(p).resolve() for p in sys.argv[3].split(":")]
     with tempfile.TemporaryDirectory(dir="/work/bench-data") as work:
         work = Path(work)
-        servers = [start(old, data, work, 18301), start(new, data, work, 18302)]
+        servers = [start(old, data, work, 18301), start(new, data, work, 18302, os.environ.get("NEW_LOAD_ARGS", ""))]
         try:
             same, differ = 0, []
             for t in sorted(set(targets("http://127.0.0.1:18302"))):
