@@ -79,17 +79,21 @@ fn every_listing_whole_and_in_part_is_the_same_from_rendered_records() {
     }
 }
 
-/// A copy of the rendered file whose first raw-count record says `marker` instead of its
-/// fields; `tag` replaces the stored layout tag of the raw counts' records when given.
+/// A copy of the rendered file whose first raw-count record says its direction is `MARK`;
+/// `tag` replaces the stored layout tag of the raw counts' records when given.
 fn doctored_copy(name: &str, tag: Option<&str>) -> PathBuf {
     let db = scratch_dir().join(name);
     std::fs::copy(rendered_db(), &db).unwrap();
     let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.execute(
-        "UPDATE raw_counts_records SET record = CAST('{\"marker\":1}' AS BLOB) WHERE id = 1",
-        [],
-    )
-    .unwrap();
+    let changed = conn
+        .execute(
+            r#"UPDATE raw_counts_records
+               SET record = CAST(replace(CAST(record AS TEXT), '"N"', '"MARK"') AS BLOB)
+               WHERE id = 1"#,
+            [],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
     if let Some(tag) = tag {
         conn.execute(
             "UPDATE metadata SET value = json_set(value, '$.raw_counts', ?1)
@@ -104,18 +108,19 @@ fn doctored_copy(name: &str, tag: Option<&str>) -> PathBuf {
 #[test]
 fn pages_of_every_field_copy_the_stored_records() {
     let server = serve(&doctored_copy("rendered-marked.db", None), &[]);
+    let marked = r#"{"id":1,"count_point_id":501,"direction_of_travel":"MARK","#;
     let page = get(&server, "/api/raw-counts?page%5Bsize%5D=2").text();
-    assert!(
-        page.starts_with(r#"{"current_page":1,"data":[{"marker":1},{"id":2,"#),
-        "{page}"
-    );
+    assert!(page.contains(marked), "{page}");
     let ndjson = get(&server, "/api/raw-counts.ndjson").text();
-    assert!(ndjson.starts_with("{\"marker\":1}\n{\"id\":2,"), "{ndjson}");
+    assert!(ndjson.starts_with(marked), "{ndjson}");
     // Fewer fields, or the 2019 records with their retired fields: written from the columns.
-    let some = get(&server, "/api/raw-counts?fields=id,year&page%5Bsize%5D=1").text();
-    assert!(some.contains(r#""data":[{"id":1,"year":"#), "{some}");
+    let some = get(&server, "/api/raw-counts?fields=id,direction_of_travel").text();
+    assert!(
+        some.contains(r#""data":[{"id":1,"direction_of_travel":"N"}"#),
+        "{some}"
+    );
     let legacy = get(&server, "/legacy/api/raw-counts?page%5Bsize%5D=1").text();
-    assert!(legacy.contains(r#""data":[{"id":1,"#), "{legacy}");
+    assert!(legacy.contains(r#""direction_of_travel":"N""#), "{legacy}");
 }
 
 #[test]
@@ -125,7 +130,7 @@ fn records_of_another_layout_are_never_copied() {
         &[],
     );
     let page = get(&server, "/api/raw-counts?page%5Bsize%5D=1").text();
-    assert!(page.contains(r#""data":[{"id":1,"#), "{page}");
+    assert!(page.contains(r#""direction_of_travel":"N""#), "{page}");
     // The other tables' records still serve.
     let plain = get(uncached_server(), "/api/count-points?page%5Bsize%5D=3");
     let copied = get(rendered_server(), "/api/count-points?page%5Bsize%5D=3");
