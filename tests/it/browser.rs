@@ -11,21 +11,18 @@ use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::{Network, Page};
 use headless_chrome::{Browser, LaunchOptions, Tab};
 
+use crate::support::missing;
+
 const CHROMIUM: &str = "/usr/bin/chromium";
 
 /// The browser, or `None` (said on stderr) when Chromium is not installed. With
 /// `ROADTRAFFIC_REQUIRE_SHARED=1` (CI, whose `.ci/run` installs it) its absence fails the test.
 pub fn chromium(width: u32, height: u32) -> Option<Browser> {
     if !Path::new(CHROMIUM).exists() {
-        let test = std::thread::current()
-            .name()
-            .unwrap_or("a test")
-            .to_string();
-        if std::env::var("ROADTRAFFIC_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-            panic!("{test} needs {CHROMIUM} (apt-get install chromium; .ci/run installs it)");
-        }
-        eprintln!("{test}: skipped: {CHROMIUM} is not installed (apt-get install chromium)");
-        return None;
+        return missing(
+            &format!("{CHROMIUM} (apt-get install chromium; .ci/run installs it)"),
+            &format!("what needs {CHROMIUM}: not installed (apt-get install chromium)"),
+        );
     }
     let profile = tempfile::tempdir().expect("profile dir").keep();
     // The flags this machine's Chromium needs: no sandbox as root, no GPU, and none of its

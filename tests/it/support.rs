@@ -19,20 +19,27 @@ pub fn real_data() -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
+    missing(
+        &format!(
+            "{} (ROADTRAFFIC_REQUIRE_SHARED=1): it is absent",
+            dir.display()
+        ),
+        &format!("the checks on real files: {} is absent", dir.display()),
+    )
+}
+
+/// What a test does without something it needs: under `ROADTRAFFIC_REQUIRE_SHARED=1` (CI, whose
+/// `.ci/run` provides everything) it fails, saying it `needs` what is missing; elsewhere it says
+/// on stderr what it `skips`, and goes on without it.
+pub fn missing<T>(needs: &str, skips: &str) -> Option<T> {
     let test = std::thread::current()
         .name()
         .unwrap_or("a test")
         .to_string();
     if std::env::var("ROADTRAFFIC_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-        panic!(
-            "{test} needs {} (ROADTRAFFIC_REQUIRE_SHARED=1): it is absent",
-            dir.display()
-        );
+        panic!("{test} needs {needs}");
     }
-    eprintln!(
-        "{test}: skipped the checks on real files: {} is absent",
-        dir.display()
-    );
+    eprintln!("{test}: skipped {skips}");
     None
 }
 
@@ -88,17 +95,12 @@ pub fn tool(name: &str) -> Option<PathBuf> {
             .map(|dir| dir.join(name))
             .find(|p| p.is_file())
     });
-    if found.is_none() {
-        let test = std::thread::current()
-            .name()
-            .unwrap_or("a test")
-            .to_string();
-        if std::env::var("ROADTRAFFIC_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-            panic!("{test} needs `{name}` (ROADTRAFFIC_REQUIRE_SHARED=1): .ci/run installs it");
-        }
-        eprintln!("{test}: skipped what needs `{name}`: not installed (.ci/run installs it)");
-    }
-    found
+    found.or_else(|| {
+        missing(
+            &format!("`{name}` (ROADTRAFFIC_REQUIRE_SHARED=1): .ci/run installs it"),
+            &format!("what needs `{name}`: not installed (.ci/run installs it)"),
+        )
+    })
 }
 
 /// Every current real file of ../shared loaded into one file (the old eras are refused by
@@ -351,20 +353,12 @@ pub fn required_tool(name: &str, package: &str) -> Option<PathBuf> {
         .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/sbin")])
         .map(|dir| dir.join(name))
         .find(|p| p.is_file());
-    if found.is_some() {
-        return found;
-    }
-    let test = std::thread::current()
-        .name()
-        .unwrap_or("a test")
-        .to_string();
-    if std::env::var("ROADTRAFFIC_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-        panic!(
-            "{test} needs {name} (Debian package {package}; .ci/run installs it): it is missing"
-        );
-    }
-    eprintln!("{test}: skipped: {name} is missing (apt-get install {package})");
-    None
+    found.or_else(|| {
+        missing(
+            &format!("{name} (Debian package {package}; .ci/run installs it): it is missing"),
+            &format!("what needs {name}: it is missing (apt-get install {package})"),
+        )
+    })
 }
 
 /// A zip archive's bytes with one digit changed inside its first member's data (stored, not
