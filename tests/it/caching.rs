@@ -17,19 +17,18 @@ fn cached_server() -> &'static TestServer {
     SERVER.get_or_init(|| serve(sample_db(), &["--public-url", "http://mirror.test"]))
 }
 
+/// The options of a server that builds every body: its response cache off, its page URLs
+/// naming one public URL.
+pub const UNCACHED: [&str; 4] = [
+    "--public-url",
+    "http://mirror.test",
+    "--response-cache-mb",
+    "0",
+];
+
 pub fn uncached_server() -> &'static TestServer {
     static SERVER: OnceLock<TestServer> = OnceLock::new();
-    SERVER.get_or_init(|| {
-        serve(
-            sample_db(),
-            &[
-                "--public-url",
-                "http://mirror.test",
-                "--response-cache-mb",
-                "0",
-            ],
-        )
-    })
+    SERVER.get_or_init(|| serve(sample_db(), &UNCACHED))
 }
 
 /// A request's parts, chosen at random; written out by [`target`] in one of several

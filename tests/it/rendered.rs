@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 
-use crate::caching::{asked, target, uncached_server};
+use crate::caching::{asked, target, uncached_server, UNCACHED};
 use crate::support::*;
 
 /// The bundled sample, loaded with its records rendered.
@@ -28,16 +28,7 @@ fn rendered_db() -> &'static Path {
 /// public URL as `uncached_server`.
 fn rendered_server() -> &'static TestServer {
     static SERVER: OnceLock<TestServer> = OnceLock::new();
-    SERVER.get_or_init(|| serve(rendered_db(), &uncached_args()))
-}
-
-fn uncached_args() -> [&'static str; 4] {
-    [
-        "--public-url",
-        "http://mirror.test",
-        "--response-cache-mb",
-        "0",
-    ]
+    SERVER.get_or_init(|| serve(rendered_db(), &UNCACHED))
 }
 
 /// The same request of both files: the same status and bytes (the ETags differ: each names
