@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use roadtraffic_server::{self as server, Config, DEFAULT_DB, SAMPLE_DIR};
+use roadtraffic_server::{self as server, release, Config, DEFAULT_DB, SAMPLE_DIR, SAMPLE_RELEASE};
 
 /// Response buffers of every size come and go on many threads; mimalloc hands the memory back
 /// where the system allocator keeps growing per-thread arenas.
@@ -63,16 +63,26 @@ async fn serve(config: Config) -> std::io::Result<()> {
     server::serve_until_stopped(running).await
 }
 
-/// Builds the default file from the bundled sample when it is missing.
+/// Builds the default file from the bundled sample when it is missing, or when it is the
+/// sample as an older version built it (a file of anything else is left alone).
 fn ensure_default_db(db: &Path) -> std::io::Result<()> {
-    if db.exists() || db != Path::new(DEFAULT_DB) {
+    if db != Path::new(DEFAULT_DB) {
         return Ok(());
     }
-    log::info!("{} is missing: building it from {SAMPLE_DIR}", db.display());
+    if !db.exists() {
+        log::info!("{} is missing: building it from {SAMPLE_DIR}", db.display());
+    } else if release::is_stale_sample(db) {
+        log::info!(
+            "{} is the sample of another version: building it again",
+            db.display()
+        );
+    } else {
+        return Ok(());
+    }
     let opts = roadtraffic_loader::LoadOptions {
         db: db.to_path_buf(),
         inputs: vec![PathBuf::from(SAMPLE_DIR)],
-        release: Some("bundled sample".into()),
+        release: Some(SAMPLE_RELEASE.into()),
         ..Default::default()
     };
     roadtraffic_loader::run(&opts)

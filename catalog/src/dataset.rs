@@ -272,11 +272,12 @@ pub struct Dataset {
     /// text columns ignore letter case.
     pub filters: &'static [&'static str],
     pub count_method: Option<CountMethod>,
-    /// Filterable columns that stay the same along long stretches of consecutive rows (a raw
-    /// count file holds each count point's count days together, an AADF file each year's
-    /// rows). Instead of an index each on the big table, they are kept once per run of rows in
-    /// a small `<table>_runs` table of id ranges, through which the server filters and sorts
-    /// on them. A file in another order only makes more, shorter runs.
+    /// Columns that stay the same along long stretches of consecutive rows (a raw count file
+    /// holds each count point's count days together, an AADF file each year's rows). They are
+    /// kept once per run of rows in a small `<table>_runs` table of id ranges, through which
+    /// the server filters and sorts on those that are filters (instead of an index each on
+    /// the big table), and from which it writes them once per run rather than once per record
+    /// (see `record::SplitLayout`). A file in another order only makes more, shorter runs.
     pub run_columns: &'static [&'static str],
     /// Filters left without an index: codes that match a large share of a table small enough
     /// (about a million rows) to scan once per filter set. The server learns such a filter

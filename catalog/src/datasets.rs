@@ -214,16 +214,24 @@ const AREA_NAMES: &[Column] = &[
 const NOT_IN_SPLITS: &[&str] = &["region_ons_code", "local_authority_code", "road_category"];
 
 /// The location columns of the national files, names beside their ids.
-const NATIONAL_LOCATION: &[Layout] = &[Layout::Columns(&[
-    "region_id",
-    "region_name",
-    "region_ons_code",
-    "local_authority_id",
-    "local_authority_name",
-    "local_authority_code",
-    "road_name",
-    "road_category",
-    "road_type",
+const NATIONAL_LOCATION: &[Layout] = &[
+    Layout::Columns(&[
+        "region_id",
+        "region_name",
+        "region_ons_code",
+        "local_authority_id",
+        "local_authority_name",
+        "local_authority_code",
+        "road_name",
+        "road_category",
+        "road_type",
+    ]),
+    Layout::Columns(&PLACE),
+];
+
+/// Where a count point is, besides its area and road: the location columns that are not
+/// filters.
+const PLACE: [&str; 8] = [
     "start_junction_road_name",
     "end_junction_road_name",
     "easting",
@@ -232,7 +240,38 @@ const NATIONAL_LOCATION: &[Layout] = &[Layout::Columns(&[
     "longitude",
     "link_length_km",
     "link_length_miles",
-])];
+];
+
+/// `a` then `b`, in a constant (the catalogue's lists are static).
+const fn concat<const A: usize, const B: usize, const N: usize>(
+    a: [&'static str; A],
+    b: [&'static str; B],
+) -> [&'static str; N] {
+    assert!(A + B == N);
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < A { a[i] } else { b[i - A] };
+        i += 1;
+    }
+    out
+}
+
+/// A raw count's run columns, in record order: every field but the id, the direction, the
+/// hour and the counts, so that those are all a record reads from its own row.
+const RAW_COUNT_RUNS: [&str; 16] = concat(
+    [
+        "count_point_id",
+        "year",
+        "count_date",
+        "region_id",
+        "local_authority_id",
+        "road_name",
+        "road_category",
+        "road_type",
+    ],
+    PLACE,
+);
 
 const AADF_FILTERS: &[&str] = &[
     "id",
@@ -462,16 +501,7 @@ pub static RAW_COUNTS: Dataset = Dataset {
         "hour",
     ],
     count_method: Some(CountMethod::AllCounted),
-    run_columns: &[
-        "count_point_id",
-        "region_id",
-        "local_authority_id",
-        "road_name",
-        "road_category",
-        "road_type",
-        "year",
-        "count_date",
-    ],
+    run_columns: &RAW_COUNT_RUNS,
     unindexed: &[],
     paginated: true,
     integers_strict: true,
@@ -867,8 +897,12 @@ mod tests {
             if let Some(CountMethod::Column(c)) = d.count_method {
                 assert!(d.column(c).is_some(), "{}.{c}", d.table);
             }
-            for r in d.run_columns.iter().chain(d.unindexed) {
+            for r in d.unindexed {
                 assert!(d.is_filterable(r), "{}.{r}", d.table);
+            }
+            for r in d.run_columns {
+                let stored = d.column(r).is_some_and(|c| c.stored);
+                assert!(stored, "{}.{r}", d.table);
             }
         }
     }

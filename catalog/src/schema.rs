@@ -37,8 +37,9 @@ pub fn create_runs_table(d: &Dataset) -> Option<String> {
     ))
 }
 
-/// One index per filterable column: every filter and sort of the API can seek. SQLite appends
-/// the rowid to every index entry, so `WHERE col = ? ORDER BY id` needs nothing more.
+/// One index per filterable column (in the runs table for run columns): every filter and sort
+/// of the API can seek. SQLite appends the rowid to every index entry, so
+/// `WHERE col = ? ORDER BY id` needs nothing more.
 pub fn create_indexes(d: &Dataset) -> Vec<String> {
     let index =
         |table: &str, column: &str| format!("CREATE INDEX {table}_{column} ON {table} ({column})");
@@ -47,7 +48,8 @@ pub fn create_indexes(d: &Dataset) -> Vec<String> {
         .map(|c| index(d.table, c.name))
         .collect();
     if let Some(runs) = d.runs_table() {
-        out.extend(d.run_columns.iter().map(|c| index(&runs, c)));
+        let filtered = d.run_columns.iter().filter(|c| d.is_filterable(c));
+        out.extend(filtered.map(|c| index(&runs, c)));
     }
     out
 }

@@ -76,6 +76,8 @@ pub struct Config {
 
 pub const DEFAULT_DB: &str = "data/roadtraffic.db";
 pub const SAMPLE_DIR: &str = "data/sample";
+/// The release label of a file built from the bundled sample.
+pub const SAMPLE_RELEASE: &str = "bundled sample";
 
 impl Config {
     fn cores() -> usize {

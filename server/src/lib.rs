@@ -32,6 +32,6 @@ pub mod site;
 mod startup;
 mod stream;
 
-pub use configuration::{Config, DEFAULT_DB, SAMPLE_DIR};
+pub use configuration::{Config, DEFAULT_DB, SAMPLE_DIR, SAMPLE_RELEASE};
 pub use shutdown::serve_until_stopped;
 pub use startup::{bind, start, Running};

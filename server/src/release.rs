@@ -109,7 +109,14 @@ pub struct Release {
     pub site: std::sync::OnceLock<Arc<crate::site::Summary>>,
     /// The datasets whose whole records the file holds ready-written, in today's layout.
     rendered: HashSet<&'static str>,
+    /// The datasets whose runs are long enough for records to be written run by run.
+    long_runs: HashSet<&'static str>,
 }
+
+/// The mean rows a run of a dataset must have for its records to be written run by run (see
+/// `record::SplitLayout`): each run is looked up once, a seek in the runs table, which runs
+/// of a few rows (a file in another order than DfT's) would not repay.
+const LONG_RUN_ROWS: i64 = 8;
 
 const FLAGS: OpenFlags = OpenFlags::SQLITE_OPEN_READ_ONLY
     .union(OpenFlags::SQLITE_OPEN_URI)
@@ -134,10 +141,14 @@ impl Release {
         let about = read_about(&probe).map_err(not_ours)?;
         let rows = count_rows(&probe).map_err(not_ours)?;
         let rendered = rendered_records(&probe).map_err(not_ours)?;
+        let long_runs = long_runs(&probe, &rows).map_err(not_ours)?;
         let manager = SqliteConnectionManager::file(&uri)
             .with_flags(FLAGS)
             .with_init(move |c| c.execute_batch(&init));
+        // No check on checkout: r2d2_sqlite's runs a statement each time (about 7% of the
+        // CPU of a small page), and a connection to a local read-only file does not go stale.
         let pool = r2d2::Pool::builder()
+            .test_on_check_out(false)
             .max_size(settings.connections)
             .min_idle(Some(settings.connections))
             .idle_timeout(None)
@@ -165,7 +176,13 @@ impl Release {
             responses: ResponseCache::new(settings.response_cache_bytes),
             site: std::sync::OnceLock::new(),
             rendered,
+            long_runs,
         })
+    }
+
+    /// Whether the dataset's records are written run by run (its runs are long).
+    pub fn has_long_runs(&self, dataset: &Dataset) -> bool {
+        self.long_runs.contains(dataset.table)
     }
 
     /// Whether the file holds the dataset's whole records ready-written (see
@@ -302,6 +319,38 @@ fn count_rows(conn: &rusqlite::Connection) -> Result<HashMap<&'static str, (i64,
         rows.insert(d.table, (count, max.unwrap_or(0) == count));
     }
     Ok(rows)
+}
+
+/// The datasets whose runs hold at least [`LONG_RUN_ROWS`] rows on average.
+fn long_runs(
+    conn: &rusqlite::Connection,
+    rows: &HashMap<&'static str, (i64, bool)>,
+) -> Result<HashSet<&'static str>, String> {
+    let mut long = HashSet::new();
+    for d in DATASETS {
+        let Some(runs) = d.runs_table() else {
+            continue;
+        };
+        let count: i64 = conn
+            .query_row(&format!("SELECT count(*) FROM {runs}"), [], |r| r.get(0))
+            .map_err(|e| format!("table {runs}: {e}"))?;
+        let (rows, _) = rows.get(d.table).copied().unwrap_or_default();
+        if count > 0 && rows >= LONG_RUN_ROWS * count {
+            long.insert(d.table);
+        }
+    }
+    Ok(long)
+}
+
+/// Whether the file is the bundled sample built by another version of the loader, whose
+/// schema this server does not read: it holds nothing but the sample, so it can be built again.
+pub fn is_stale_sample(path: &Path) -> bool {
+    let Ok(conn) = rusqlite::Connection::open_with_flags(path, FLAGS) else {
+        return false;
+    };
+    let value = |key| metadata_value(&conn, key).ok().flatten();
+    value(metadata::RELEASE).as_deref() == Some(crate::SAMPLE_RELEASE)
+        && value(metadata::SCHEMA_VERSION) != Some(schema::version())
 }
 
 /// One value of the metadata table.

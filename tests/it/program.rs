@@ -260,3 +260,60 @@ fn a_refused_start_is_one_line_and_quick() {
         assert!(stderr.contains(why), "{stderr}");
     }
 }
+
+/// The default file (`data/roadtraffic.db`, run from a folder holding `data/sample`) is built
+/// again when it is the sample as another version built it, so that the README's first command
+/// still works after an upgrade; any other file of another version is refused, never replaced.
+#[test]
+fn the_default_file_is_rebuilt_only_when_it_is_an_old_sample() {
+    let run = |dir: &Path| {
+        let mut child = Command::new(SERVE)
+            .current_dir(dir)
+            .args(["--bind", "127.0.0.1:0"])
+            .env("RUST_LOG", "info")
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut log = String::new();
+        for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+            let line = line.unwrap();
+            log.push_str(&line);
+            log.push('\n');
+            if line.contains("listening on") {
+                break;
+            }
+        }
+        let _ = child.kill();
+        (child.wait().unwrap(), log)
+    };
+    let version = |db: &Path| -> String {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        let sql = "SELECT value FROM metadata WHERE key = 'schema_version'";
+        conn.query_row(sql, [], |r| r.get(0)).unwrap()
+    };
+    let current = version(sample_db());
+    for (release, rebuilt) in [("bundled sample", true), ("2024", false)] {
+        let dir = scratch_dir().join(format!("default-{rebuilt}"));
+        std::fs::create_dir_all(dir.join("data")).unwrap();
+        std::os::unix::fs::symlink(repo_path("data/sample"), dir.join("data/sample")).unwrap();
+        let db = dir.join(roadtraffic_server::DEFAULT_DB);
+        std::fs::copy(sample_db(), &db).unwrap();
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute_batch(&format!(
+                "UPDATE metadata SET value = 'older' WHERE key = 'schema_version';
+                 UPDATE metadata SET value = '{release}' WHERE key = 'release';"
+            ))
+            .unwrap();
+        let (status, log) = run(&dir);
+        if rebuilt {
+            assert!(log.contains("sample of another version"), "{log}");
+            assert!(log.contains("listening on"), "{log}");
+            assert_eq!(version(&db), current);
+        } else {
+            assert!(!status.success(), "{log}");
+            assert!(log.contains("schema version older"), "{log}");
+            assert_eq!(version(&db), "older");
+        }
+    }
+}

@@ -64,7 +64,7 @@ impl ListRequest {
         format!("{} {:?}", self.dataset.table, parts)
     }
 
-    fn is_run(&self, c: &Column) -> bool {
+    pub fn is_run(&self, c: &Column) -> bool {
         self.dataset.run_columns.contains(&c.name)
     }
 
@@ -141,26 +141,34 @@ impl ListRequest {
         (terms, args)
     }
 
-    /// The ORDER BY: the sort's keys up to the first id (ids are unique: nothing after one can
-    /// matter); ties broken by id in the direction of the last key, so that one index scan,
-    /// forwards or backwards, gives the order.
-    fn order(&self, joined: bool) -> String {
+    /// The sort's keys up to the first id: ids are unique, nothing after one can matter.
+    fn sort_until_id(&self) -> &[(&'static Column, bool)] {
         let until_id = self
             .sort
             .iter()
             .position(|(c, _)| c.source == Source::Id)
             .map_or(self.sort.len(), |i| i + 1);
-        let sort = &self.sort[..until_id];
+        &self.sort[..until_id]
+    }
+
+    /// Whether the rows come run by run: sorted by id or by run columns only.
+    pub fn keeps_runs_together(&self) -> bool {
+        self.sort_until_id()
+            .iter()
+            .all(|(c, _)| c.source == Source::Id || self.is_run(c))
+    }
+
+    /// The ORDER BY: the sort's keys up to the first id; ties broken by id in the direction of
+    /// the last key, so that one index scan, forwards or backwards, gives the order.
+    fn order(&self, joined: bool) -> String {
+        let sort = self.sort_until_id();
         let mut keys: Vec<String> = sort
             .iter()
             .filter(|(c, _)| c.source != Source::Id)
             .map(|(c, desc)| format!("{}{}", self.qualified(c, joined), direction(*desc)))
             .collect();
         let last_desc = sort.last().is_some_and(|(_, desc)| *desc);
-        let all_runs = sort
-            .iter()
-            .all(|(c, _)| c.source == Source::Id || self.is_run(c));
-        keys.push(if all_runs {
+        keys.push(if self.keeps_runs_together() {
             id_order(joined, last_desc)
         } else {
             format!("r.id{}", direction(last_desc))

@@ -6,8 +6,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use roadtraffic_catalog::legacy::retired_fields;
-use roadtraffic_catalog::record::{self, RecordLayout};
+use std::ops::RangeInclusive;
+
+use roadtraffic_catalog::legacy::{retired_fields, RetiredFields};
+use roadtraffic_catalog::record::{self, RecordLayout, RunFragments, SplitLayout};
+use roadtraffic_catalog::Column;
 use rusqlite::types::ValueRef;
 
 use super::envelope;
@@ -70,10 +73,10 @@ impl ListRequest {
         params: &Params,
         body: &mut Body,
     ) -> Result<(), ApiError> {
-        let record = JsonRecord::of(self, release);
+        let mut record = JsonRecord::of(self, release);
         let sql = record.sql(self);
         if self.page.is_none() {
-            return write_rows(conn, &self.all_rows(&sql), &record, body);
+            return write_rows(conn, &self.all_rows(&sql), &mut record, body);
         }
         let (page, rows) = self.page_rows(conn, release, &sql)?;
         match self.envelope {
@@ -81,7 +84,7 @@ impl ListRequest {
             Envelope::Legacy => legacy::write_head(&mut body.buf),
         }
         match rows {
-            Some(query) => write_rows(conn, &query, &record, body)?,
+            Some(query) => write_rows(conn, &query, &mut record, body)?,
             None => body.buf.extend_from_slice(b"[]"),
         }
         match self.envelope {
@@ -96,7 +99,7 @@ impl ListRequest {
 fn write_rows(
     conn: &rusqlite::Connection,
     query: &RowQuery,
-    record: &JsonRecord,
+    record: &mut JsonRecord,
     body: &mut Body,
 ) -> Result<(), ApiError> {
     let mut stmt = conn.prepare_cached(&query.sql)?;
@@ -108,7 +111,7 @@ fn write_rows(
             body.buf.push(b',');
         }
         first = false;
-        record.write(&mut body.buf, row)?;
+        record.write(conn, &mut body.buf, row)?;
         body.flush_if_full()?;
     }
     body.buf.push(b']');
@@ -119,9 +122,88 @@ fn write_rows(
 pub enum JsonRecord {
     /// Written field by field from the row's columns.
     Fields(RecordLayout),
+    /// Written from the row's own columns and its run's fragments, when the rows come run by
+    /// run (see `record::SplitLayout`).
+    Split(RunRecords),
     /// Copied whole from the record the loader wrote (`--rendered-records`), whose table is
     /// this: for requests of every field of today's records, on a file that has them.
     Rendered(String),
+}
+
+/// Records whose run fields are written once per run: the run of the row being written,
+/// looked up by id when a row falls outside it.
+pub struct RunRecords {
+    layout: SplitLayout,
+    /// The run holding an id: `first_id`, `last_id`, then the run fields.
+    lookup: String,
+    run: Option<(RangeInclusive<i64>, RunFragments)>,
+}
+
+impl RunRecords {
+    fn of(request: &ListRequest, retired: Option<&RetiredFields>) -> Option<Self> {
+        let runs = request.dataset.runs_table()?;
+        if !request.keeps_runs_together() {
+            return None; // a run looked up per row would cost more than its columns
+        }
+        let layout = SplitLayout::new(&request.fields, retired, |c| request.is_run(c));
+        if layout.run_fields().is_empty() {
+            return None;
+        }
+        let lookup = format!(
+            "SELECT first_id, last_id, {} FROM {runs} WHERE first_id <= ?1 ORDER BY first_id DESC LIMIT 1",
+            names(layout.run_fields(), "")
+        );
+        Some(RunRecords {
+            layout,
+            lookup,
+            run: None,
+        })
+    }
+
+    /// Writes the record of a row: its id first, then its own fields.
+    fn write(
+        &mut self,
+        conn: &rusqlite::Connection,
+        out: &mut Vec<u8>,
+        row: &rusqlite::Row,
+    ) -> Result<(), ApiError> {
+        let id = row.get(0)?;
+        let run = match self.run.take() {
+            Some(run) if run.0.contains(&id) => run,
+            old => self.look_up(conn, id, old.map(|(_, buffers)| buffers))?,
+        };
+        self.layout.write(out, row, 1, &run.1)?;
+        self.run = Some(run);
+        Ok(())
+    }
+
+    /// The run holding `id`, its fragments written into `buffers` when given.
+    fn look_up(
+        &self,
+        conn: &rusqlite::Connection,
+        id: i64,
+        buffers: Option<RunFragments>,
+    ) -> Result<(RangeInclusive<i64>, RunFragments), ApiError> {
+        let mut fragments = buffers.unwrap_or_default();
+        let mut stmt = conn.prepare_cached(&self.lookup)?;
+        let ids = stmt.query_row([id], |run| {
+            self.layout.write_run(&mut fragments, run, 2)?;
+            Ok(run.get::<_, i64>(0)?..=run.get::<_, i64>(1)?)
+        })?;
+        if !ids.contains(&id) {
+            return Err(ApiError::internal(format!("row {id} is in no run")));
+        }
+        Ok((ids, fragments))
+    }
+}
+
+/// Columns as a SELECT lists them, each after `prefix`.
+fn names(columns: &[&Column], prefix: &str) -> String {
+    let names: Vec<String> = columns
+        .iter()
+        .map(|c| format!("{prefix}{}", c.name))
+        .collect();
+    names.join(", ")
 }
 
 impl JsonRecord {
@@ -132,25 +214,47 @@ impl JsonRecord {
             return JsonRecord::Rendered(record::rendered_table(d));
         }
         let retired = retired_fields(d).filter(|_| request.envelope == Envelope::Legacy);
-        JsonRecord::Fields(RecordLayout::new(&request.fields, retired))
+        let split = release
+            .has_long_runs(d)
+            .then(|| RunRecords::of(request, retired));
+        match split.flatten() {
+            Some(split) => JsonRecord::Split(split),
+            None => JsonRecord::Fields(RecordLayout::new(&request.fields, retired)),
+        }
     }
 
-    /// The request's SQL, selecting what this writer reads: the fields, or the rendered record.
-    /// The records are joined (one cursor kept open over the page's rows, not one opened per
-    /// row as a subquery would), and LEFT joined, so that a query that reads none of them (the
-    /// count of a filter set) leaves them out.
+    /// The request's SQL, selecting what this writer reads: the fields; the id and the row's
+    /// own fields; or the rendered record. The records are joined (one cursor kept open over
+    /// the page's rows, not one opened per row as a subquery would), and LEFT joined, so that
+    /// a query that reads none of them (the count of a filter set) leaves them out.
     pub fn sql(&self, request: &ListRequest) -> Sql {
         let mut sql = request.sql();
-        if let JsonRecord::Rendered(table) = self {
-            sql.select = "j.record".to_string();
-            sql.from = format!("{} LEFT JOIN {table} j ON j.id = r.id", sql.from);
+        match self {
+            JsonRecord::Fields(_) => {}
+            JsonRecord::Split(split) => {
+                let own = split.layout.row_fields();
+                sql.select = match own.is_empty() {
+                    true => "r.id".to_string(),
+                    false => format!("r.id, {}", names(own, "r.")),
+                };
+            }
+            JsonRecord::Rendered(table) => {
+                sql.select = "j.record".to_string();
+                sql.from = format!("{} LEFT JOIN {table} j ON j.id = r.id", sql.from);
+            }
         }
         sql
     }
 
-    pub fn write(&self, out: &mut Vec<u8>, row: &rusqlite::Row) -> Result<(), ApiError> {
+    pub fn write(
+        &mut self,
+        conn: &rusqlite::Connection,
+        out: &mut Vec<u8>,
+        row: &rusqlite::Row,
+    ) -> Result<(), ApiError> {
         match self {
             JsonRecord::Fields(layout) => layout.write(out, row)?,
+            JsonRecord::Split(split) => split.write(conn, out, row)?,
             JsonRecord::Rendered(_) => match row.get_ref(0)? {
                 ValueRef::Blob(record) | ValueRef::Text(record) => out.extend_from_slice(record),
                 other => {

@@ -33,7 +33,7 @@ pub fn export(
     let written = match export {
         Export::Csv(layout) => csv(&conn, &query(), layout, &mut body),
         Export::Zip(layout, name) => zipped(&conn, &query(), layout, name, &mut body),
-        Export::Ndjson => ndjson(&conn, request, &JsonRecord::of(request, release), &mut body),
+        Export::Ndjson => ndjson(&conn, request, JsonRecord::of(request, release), &mut body),
     };
     written.map(|()| body.buf)
 }
@@ -169,14 +169,14 @@ fn zipped(
 fn ndjson(
     conn: &rusqlite::Connection,
     request: &ListRequest,
-    record: &JsonRecord,
+    mut record: JsonRecord,
     body: &mut Body,
 ) -> Result<(), ApiError> {
     let query = request.all_rows(&record.sql(request));
     let mut stmt = conn.prepare_cached(&query.sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(query.args.iter()))?;
     while let Some(row) = rows.next()? {
-        record.write(&mut body.buf, row)?;
+        record.write(conn, &mut body.buf, row)?;
         body.buf.push(b'\n');
         body.flush_if_full()?;
     }
