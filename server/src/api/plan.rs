@@ -96,13 +96,8 @@ impl ListRequest {
             _ => format!("{} r", d.table),
         };
         let (terms, args) = self.terms(joined);
-        let select: Vec<String> = self
-            .fields
-            .iter()
-            .map(|c| format!("r.{}", c.name))
-            .collect();
         Sql {
-            select: select.join(", "),
+            select: column_list(&self.fields, "r."),
             from,
             terms,
             args,
@@ -175,6 +170,16 @@ impl ListRequest {
         });
         keys.join(", ")
     }
+}
+
+/// Columns as a SELECT lists them, each after `prefix` (a table's alias and its dot, or
+/// nothing).
+pub fn column_list(columns: &[&Column], prefix: &str) -> String {
+    let names: Vec<String> = columns
+        .iter()
+        .map(|c| format!("{prefix}{}", c.name))
+        .collect();
+    names.join(", ")
 }
 
 fn direction(desc: bool) -> &'static str {

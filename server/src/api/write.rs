@@ -10,13 +10,12 @@ use std::ops::RangeInclusive;
 
 use roadtraffic_catalog::legacy::{retired_fields, RetiredFields};
 use roadtraffic_catalog::record::{self, RecordLayout, RunFragments, SplitLayout};
-use roadtraffic_catalog::Column;
 use rusqlite::types::ValueRef;
 
 use super::envelope;
 use super::legacy::{self, Envelope};
 use super::paging::RowQuery;
-use super::plan::Sql;
+use super::plan::{column_list, Sql};
 use super::query::Params;
 use super::request::ListRequest;
 use crate::error::ApiError;
@@ -151,7 +150,7 @@ impl RunRecords {
         }
         let lookup = format!(
             "SELECT first_id, last_id, {} FROM {runs} WHERE first_id <= ?1 ORDER BY first_id DESC LIMIT 1",
-            names(layout.run_fields(), "")
+            column_list(layout.run_fields(), "")
         );
         Some(RunRecords {
             layout,
@@ -197,15 +196,6 @@ impl RunRecords {
     }
 }
 
-/// Columns as a SELECT lists them, each after `prefix`.
-fn names(columns: &[&Column], prefix: &str) -> String {
-    let names: Vec<String> = columns
-        .iter()
-        .map(|c| format!("{prefix}{}", c.name))
-        .collect();
-    names.join(", ")
-}
-
 impl JsonRecord {
     pub fn of(request: &ListRequest, release: &Release) -> Self {
         let d = request.dataset;
@@ -235,7 +225,7 @@ impl JsonRecord {
                 let own = split.layout.row_fields();
                 sql.select = match own.is_empty() {
                     true => "r.id".to_string(),
-                    false => format!("r.id, {}", names(own, "r.")),
+                    false => format!("r.id, {}", column_list(own, "r.")),
                 };
             }
             JsonRecord::Rendered(table) => {
