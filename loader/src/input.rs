@@ -247,16 +247,14 @@ pub fn describe(files: &[PathBuf]) -> Result<Vec<crate::SourceReport>, LoadError
 
 /// SHA-256 of a whole file (zip archives are hashed as the archive).
 pub fn sha256_file(path: &Path) -> Result<String, LoadError> {
-    let mut file = open_regular(path)?;
     let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        match file.read(&mut buf).map_err(|e| LoadError::io(path, e))? {
-            0 => break,
-            n => hasher.update(&buf[..n]),
-        }
-    }
+    hash_into(open_regular(path)?, &mut hasher).map_err(|e| LoadError::io(path, e))?;
     Ok(sha256_hex(hasher))
+}
+
+/// Feeds what `reader` holds to the hasher, in reads of 1 MiB; the bytes read.
+pub fn hash_into(reader: impl Read, hasher: &mut Sha256) -> io::Result<u64> {
+    io::copy(&mut BufReader::with_capacity(1 << 20, reader), hasher)
 }
 
 /// The digest as the metadata keeps it: 64 lower-case hex digits.

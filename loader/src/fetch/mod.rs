@@ -234,7 +234,7 @@ impl Check {
                 sha256,
             } => {
                 let partial = cache.partial(&name);
-                if let Err(e) = verify::check_zip(&partial, &validators.url, bytes) {
+                if let Err(e) = verify::check_zip(&partial, &validators.url) {
                     cache.discard_partial(&name);
                     return Err(e);
                 }

@@ -83,21 +83,12 @@ fn write_and_hash(
         hasher.update(&buf);
         let _ = spare.send(buf); // the receiver may be done already
     }
-    file.flush()?;
     Ok(crate::input::sha256_hex(hasher))
 }
 
 /// Hashes the first `from` bytes of the file, leaving it positioned at their end.
 fn hash_kept(file: &mut File, from: u64, hasher: &mut Sha256) -> io::Result<()> {
-    let mut buf = vec![0u8; BUFFER];
-    let mut kept = file.take(from);
-    loop {
-        match kept.read(&mut buf)? {
-            0 => break,
-            n => hasher.update(&buf[..n]),
-        }
-    }
-    if kept.limit() > 0 {
+    if crate::input::hash_into(file.take(from), hasher)? < from {
         return Err(io::Error::other(
             "the partial file shrank while it was read",
         ));

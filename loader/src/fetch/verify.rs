@@ -1,9 +1,9 @@
-//! Checking a downloaded zip archive whole before it is kept, by its structure alone: it has
-//! the length the server announced, its end record and central directory parse (so it was not
-//! cut short), it holds at least one member, it declares no more than [`MAX_INFLATED`] bytes
-//! once inflated, and every member's local header is where the directory says, with its
-//! compressed bytes lying inside the archive, before the directory. An HTML page saved under
-//! the name is named as such.
+//! Checking a downloaded zip archive whole before it is kept, by its structure alone (its
+//! length is the one the server announced: the download checks that): its end record and
+//! central directory parse (so it was not cut short), it holds at least one member, it
+//! declares no more than [`MAX_INFLATED`] bytes once inflated, and every member's local header
+//! is where the directory says, with its compressed bytes lying inside the archive, before the
+//! directory. An HTML page saved under the name is named as such.
 //!
 //! Nothing is inflated here. The CRC-32 of every member the load reads is checked by the load
 //! itself, which inflates each member to its end anyway (a mismatch fails the load, naming the
@@ -20,22 +20,13 @@ use crate::error::FetchError;
 /// refused rather than inflated.
 const MAX_INFLATED: u64 = 32 << 30;
 
-/// Checks the archive at `path`, of `bytes` bytes as received, downloaded from `url`.
-pub fn check_zip(path: &Path, url: &str, bytes: u64) -> Result<(), FetchError> {
+/// Checks the archive at `path`, downloaded from `url`.
+pub fn check_zip(path: &Path, url: &str) -> Result<(), FetchError> {
     let not_zip = |detail: String| FetchError::NotZip {
         url: url.to_string(),
         detail,
     };
     let file = File::open(path).map_err(|e| FetchError::cache(path, e))?;
-    let length = file
-        .metadata()
-        .map_err(|e| FetchError::cache(path, e))?
-        .len();
-    if length != bytes {
-        return Err(not_zip(format!(
-            "{length} bytes were kept of the {bytes} received"
-        )));
-    }
     let mut archive = match zip::ZipArchive::new(BufReader::new(file)) {
         Ok(a) => a,
         Err(e) => return Err(not_zip(what_it_is(path, &e.to_string()))),
