@@ -5,8 +5,10 @@
 //! its bytes in a table of their own (see [`rendered_table`]), which the server then copies
 //! instead of writing the record field by field.
 
+use rusqlite::types::ValueRef;
+
 use crate::legacy::RetiredFields;
-use crate::{json, Column, Dataset};
+use crate::{json, Column, Dataset, Source};
 
 /// The bytes around a record's values.
 pub struct RecordLayout {
@@ -101,22 +103,40 @@ impl RecordLayout {
     }
 }
 
-/// A record whose fields come from two rows: its own, and its run's (see
-/// `Dataset::run_columns`), which are the same for every record of the run. Each stretch of
-/// consecutive run fields is written once per run, keys and values, as a fragment that every
-/// record of the run copies whole: a raw count then reads 16 values from its row, not 32.
+/// What ends each value of a row's own values but the last: a byte that JSON text never holds
+/// raw (strings escape the control characters; numbers and literals have none).
+const OWN_VALUE_END: u8 = 0x1f;
+
+/// Writes a row's own values (see `Dataset::own_values`): the values of the dataset's own
+/// value columns, in order, each as the JSON text the record writer would write for it, so that
+/// a record written from them has the same bytes.
+pub fn write_own_values<'v>(out: &mut Vec<u8>, values: impl Iterator<Item = ValueRef<'v>>) {
+    for (i, value) in values.enumerate() {
+        if i > 0 {
+            out.push(OWN_VALUE_END);
+        }
+        json::value(out, value);
+    }
+}
+
+/// A record whose fields come from three places: its id; its own values, kept as their JSON
+/// text (see `Dataset::own_values`); and its run's row (see `Dataset::run_columns`), the
+/// same for every record of the run. Each stretch of consecutive run fields is written once per
+/// run, keys and values, as a fragment that every record of the run copies whole. A raw
+/// count's record then reads two values from SQLite, not 32, and writes none of them.
 pub struct SplitLayout {
     layout: RecordLayout,
     pieces: Vec<Piece>,
     /// Each fragment's fields: (position among the fields, column in the run's row).
     fragments: Vec<Vec<(usize, usize)>>,
-    row_fields: Vec<&'static Column>,
     run_fields: Vec<&'static Column>,
 }
 
 enum Piece {
-    /// The field at this position among the fields, from this column of the record's row.
-    Own { field: usize, column: usize },
+    /// The id, at this position among the fields.
+    Id(usize),
+    /// The field at this position among the fields, from this index of the own values.
+    Own { field: usize, value: usize },
     /// The run's fragment of this index.
     Run(usize),
 }
@@ -136,26 +156,40 @@ impl RunFragments {
     }
 }
 
+/// Own values that end before a field a record needs: the file is not what its loader wrote.
+#[derive(Debug)]
+pub struct ShortOwnValues;
+
 impl SplitLayout {
-    /// The layout of `fields` (and `retired`, as in [`RecordLayout::new`]) with those for which
-    /// `from_run` holds read from the run.
-    pub fn new(
+    /// The layout of `fields` of the dataset (and `retired`, as in [`RecordLayout::new`]).
+    pub fn new(d: &Dataset, fields: &[&'static Column], retired: Option<&RetiredFields>) -> Self {
+        let own: Vec<&'static Column> = d.own_value_columns().collect();
+        Self::with(fields, retired, |c| d.run_columns.contains(&c.name), &own)
+    }
+
+    /// The layout of `fields` with those for which `from_run` holds read from the run, and the
+    /// others but the id from own values of the columns `own`.
+    fn with(
         fields: &[&'static Column],
         retired: Option<&RetiredFields>,
         from_run: impl Fn(&Column) -> bool,
+        own: &[&'static Column],
     ) -> Self {
         let mut split = SplitLayout {
             layout: RecordLayout::new(fields, retired),
             pieces: Vec::new(),
             fragments: Vec::new(),
-            row_fields: Vec::new(),
             run_fields: Vec::new(),
         };
         for (field, &c) in fields.iter().enumerate() {
+            if c.source == Source::Id {
+                split.pieces.push(Piece::Id(field));
+                continue;
+            }
             if !from_run(c) {
-                let column = split.row_fields.len();
-                split.pieces.push(Piece::Own { field, column });
-                split.row_fields.push(c);
+                let value = own.iter().position(|o| o.name == c.name);
+                let value = value.expect("a field outside the run is an own value");
+                split.pieces.push(Piece::Own { field, value });
                 continue;
             }
             if !matches!(split.pieces.last(), Some(Piece::Run(_))) {
@@ -170,9 +204,9 @@ impl SplitLayout {
         split
     }
 
-    /// The fields read from a record's own row, in the order `write` reads them.
-    pub fn row_fields(&self) -> &[&'static Column] {
-        &self.row_fields
+    /// Whether a record reads its own values (else only its id and its run).
+    pub fn reads_own_values(&self) -> bool {
+        self.pieces.iter().any(|p| matches!(p, Piece::Own { .. }))
     }
 
     /// The fields read from the run's row, in the order `write_run` reads them.
@@ -199,20 +233,29 @@ impl SplitLayout {
         Ok(())
     }
 
-    /// Writes a record from its row, whose own fields start at column `first`, and its run's
-    /// fragments.
+    /// Writes a record from its id, its own values (as `write_own_values` wrote them) and its
+    /// run's fragments.
     pub fn write(
         &self,
         out: &mut Vec<u8>,
-        row: &rusqlite::Row,
-        first: usize,
+        id: i64,
+        own_values: &[u8],
         run: &RunFragments,
-    ) -> rusqlite::Result<()> {
+    ) -> Result<(), ShortOwnValues> {
+        let mut values = own_values.split(|&b| b == OWN_VALUE_END);
+        let mut next_value = 0;
         for piece in &self.pieces {
             match *piece {
-                Piece::Own { field, column } => {
+                Piece::Id(field) => {
                     out.extend_from_slice(&self.layout.keys[field]);
-                    json::value(out, row.get_ref(first + column)?);
+                    json::int(out, id);
+                }
+                Piece::Own { field, value } => {
+                    out.extend_from_slice(&self.layout.keys[field]);
+                    // Fields come in record order, as the values do.
+                    let bytes = values.nth(value - next_value).ok_or(ShortOwnValues)?;
+                    next_value = value + 1;
+                    out.extend_from_slice(bytes);
                 }
                 Piece::Run(k) => out.extend_from_slice(run.get(k)),
             }
@@ -230,7 +273,7 @@ pub fn rendered_table(dataset: &Dataset) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{legacy::retired_fields, AADF, COUNT_POINTS};
+    use crate::{legacy::retired_fields, AADF, COUNT_POINTS, RAW_COUNTS};
 
     fn opening(layout: &RecordLayout) -> String {
         String::from_utf8(layout.keys.concat()).unwrap() + &String::from_utf8_lossy(&layout.close)
@@ -253,9 +296,10 @@ mod tests {
         assert_eq!(opening(&bare), r#""sequence":null,"ramp":null}"#);
     }
 
-    /// A record written by [`SplitLayout`], from its own row and its run's fragments, as
-    /// [`RecordLayout`] writes it from one row: whichever fields come from the run, first,
-    /// last or between retired fields, and with values that need escaping.
+    /// A record written by [`SplitLayout`], from its id, its own values and its run's
+    /// fragments, as [`RecordLayout`] writes it from one row: whichever fields come from the
+    /// run, first, last or between retired fields, whichever own values are skipped, and with
+    /// values that need escaping.
     #[test]
     fn split_records_are_the_records() {
         let values = [
@@ -273,15 +317,14 @@ mod tests {
             format!("SELECT {}", list.join(", "))
         };
         let conn = rusqlite::Connection::open_in_memory().unwrap();
-        let fields: Vec<&'static Column> = values
+        let all: Vec<&'static Column> = values
             .iter()
             .map(|(n, _)| AADF.column(n).unwrap())
             .collect();
         let from_run_sets: [&[&str]; 4] = [
             &["count_point_id", "link_length_miles", "road_name"],
-            &["id", "year", "pedal_cycles"],
+            &["year", "pedal_cycles"],
             &[
-                "id",
                 "count_point_id",
                 "year",
                 "link_length_miles",
@@ -290,9 +333,17 @@ mod tests {
             ],
             &[],
         ];
+        let pick = |positions: &[usize]| positions.iter().map(|&i| all[i]).collect::<Vec<_>>();
+        let field_sets = [
+            pick(&[]),
+            pick(&[0]),
+            pick(&[0, 1, 2, 3]),
+            pick(&[0, 1, 2, 3, 4, 5]),
+            pick(&[0, 2, 4]),
+            pick(&[1, 3, 5]),
+        ];
         for retired in [None, retired_fields(&AADF)] {
-            for count in [0, 1, 4, fields.len()] {
-                let fields = &fields[..count];
+            for fields in &field_sets {
                 let whole = RecordLayout::new(fields, retired);
                 let expected = conn
                     .query_row(&select(fields, "0"), [], |row| {
@@ -301,23 +352,49 @@ mod tests {
                     })
                     .unwrap();
                 for from_run in from_run_sets {
-                    let split = SplitLayout::new(fields, retired, |c| from_run.contains(&c.name));
+                    let is_run = |c: &Column| from_run.contains(&c.name);
+                    let own: Vec<&'static Column> = all
+                        .iter()
+                        .filter(|c| c.source != Source::Id && !is_run(c))
+                        .copied()
+                        .collect();
+                    let split = SplitLayout::with(fields, retired, is_run, &own);
                     let mut fragments = RunFragments::default();
                     conn.query_row(&select(split.run_fields(), "0, 0"), [], |run| {
                         split.write_run(&mut fragments, run, 2)
                     })
                     .unwrap();
-                    let got = conn
-                        .query_row(&select(split.row_fields(), "7"), [], |row| {
+                    let own_values = conn
+                        .query_row(&select(&own, "0"), [], |row| {
                             let mut out = Vec::new();
-                            split.write(&mut out, row, 1, &fragments).map(|()| out)
+                            let values = (1..=own.len()).map(|i| row.get_ref_unwrap(i));
+                            write_own_values(&mut out, values);
+                            Ok(out)
                         })
                         .unwrap();
+                    let mut got = Vec::new();
+                    split.write(&mut got, 7, &own_values, &fragments).unwrap();
                     let shown = String::from_utf8_lossy(&expected);
                     assert_eq!(got, expected, "{shown}, from the run: {from_run:?}");
                 }
             }
         }
+    }
+
+    /// Own values that lack a value a record needs are an error, not a shorter record.
+    #[test]
+    fn short_own_values_are_an_error() {
+        let fields: Vec<&'static Column> = RAW_COUNTS.stored_columns().collect();
+        let split = SplitLayout::new(&RAW_COUNTS, &fields, None);
+        let own = RAW_COUNTS.own_value_columns().count();
+        let values = |n: usize| vec![&b"1"[..]; n].join(&OWN_VALUE_END);
+        let mut out = Vec::new();
+        let run = RunFragments {
+            bytes: Vec::new(),
+            ends: vec![0; split.fragments.len()],
+        };
+        assert!(split.write(&mut out, 7, &values(own), &run).is_ok());
+        assert!(split.write(&mut out, 7, &values(own - 1), &run).is_err());
     }
 
     #[test]

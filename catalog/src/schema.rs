@@ -37,6 +37,15 @@ pub fn create_runs_table(d: &Dataset) -> Option<String> {
     ))
 }
 
+/// The own values table of a dataset that keeps them (see `Dataset::own_values`): each row's
+/// id and the JSON text of its own values (see `record::write_own_values`).
+pub fn create_own_values_table(d: &Dataset) -> Option<String> {
+    let table = d.own_values_table()?;
+    Some(format!(
+        "CREATE TABLE {table} (id INTEGER PRIMARY KEY, json BLOB NOT NULL)"
+    ))
+}
+
 /// One index per filterable column (in the runs table for run columns): every filter and sort
 /// of the API can seek. SQLite appends the rowid to every index entry, so
 /// `WHERE col = ? ORDER BY id` needs nothing more.
@@ -61,6 +70,7 @@ pub const CREATE_METADATA: &str =
 pub fn create_all_tables() -> Vec<String> {
     let mut out: Vec<String> = DATASETS.iter().map(|d| create_table(d)).collect();
     out.extend(DATASETS.iter().filter_map(|d| create_runs_table(d)));
+    out.extend(DATASETS.iter().filter_map(|d| create_own_values_table(d)));
     out.push(CREATE_METADATA.to_string());
     out
 }

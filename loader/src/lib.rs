@@ -196,7 +196,7 @@ fn build(
     let read = read_all(opts, sources, kinds, &link, &mut gathered);
     drop(link);
     // The writer's error, if any, is the cause of a closed channel: report it first.
-    let (conn, indexed) = writer.join().map_err(|_| LoadError::WriterStopped)??;
+    let (conn, completed) = writer.join().map_err(|_| LoadError::WriterStopped)??;
     read?;
     log::info!(
         "rows read and inserted: {:.1} s",
@@ -214,7 +214,7 @@ fn build(
     if opts.rendered_records {
         report.rendered_records = rendered::render_all(&conn)?;
     }
-    writer::finish_tables(&conn, &indexed)?;
+    writer::finish_tables(&conn, &completed)?;
     log::info!(
         "indexes and ANALYZE: {:.1} s",
         started.elapsed().as_secs_f64()

@@ -1,6 +1,6 @@
 //! The SQLite side of a load, on a thread of its own so that both cores work: rows arrive in
-//! batches and are inserted in one transaction; each table is indexed as soon as its rows are
-//! final, while the reader goes on with the next files.
+//! batches and are inserted in one transaction; each table is completed (indexed, its own
+//! values written) as soon as its rows are final, while the reader goes on with the next files.
 
 use std::path::Path;
 use std::sync::mpsc;
@@ -11,6 +11,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use roadtraffic_catalog::{self as catalog, schema, Dataset};
 
+use crate::rendered;
 use crate::value::Value;
 use crate::LoadError;
 
@@ -56,7 +57,7 @@ impl WriterLink {
     }
 }
 
-/// The SQLite thread: gives back the connection and the tables it indexed.
+/// The SQLite thread: gives back the connection and the tables it completed.
 pub type Writer = JoinHandle<Result<(Connection, Vec<&'static str>), LoadError>>;
 
 /// Opens the new file, creates its tables and starts the SQLite thread.
@@ -131,14 +132,15 @@ fn insert_all<'v>(
     Ok(())
 }
 
-fn create_indexes(conn: &Connection, d: &Dataset) -> Result<(), LoadError> {
+/// What a table's final rows make: its indexes, and its own values if it keeps them.
+fn complete(conn: &Connection, d: &Dataset) -> Result<(), LoadError> {
     let started = Instant::now();
     for ddl in schema::create_indexes(d) {
         conn.execute_batch(&ddl)?;
     }
     let seconds = started.elapsed().as_secs_f64();
     log::info!("indexes of {}: {seconds:.1} s", d.table);
-    Ok(())
+    rendered::write_own_values(conn, d)
 }
 
 /// The SQLite thread's work: everything it receives, in one transaction.
@@ -148,7 +150,7 @@ fn write_all(
     spare: mpsc::SyncSender<Vec<Value>>,
 ) -> Result<(Connection, Vec<&'static str>), LoadError> {
     conn.execute_batch("BEGIN")?;
-    let mut indexed = Vec::new();
+    let mut completed = Vec::new();
     for message in batches {
         match message {
             ToWriter::Rows { table, mut values } => {
@@ -167,22 +169,22 @@ fn write_all(
                 insert_all(&conn, &insert_sql(&runs_table, &names), rows, names.len())?;
             }
             ToWriter::Finished(table) if table.final_when_read() => {
-                create_indexes(&conn, table)?;
-                indexed.push(table.table);
+                complete(&conn, table)?;
+                completed.push(table.table);
             }
             ToWriter::Finished(_) => {}
         }
     }
-    Ok((conn, indexed))
+    Ok((conn, completed))
 }
 
-/// Indexes the tables not indexed yet, gathers statistics and commits.
-pub fn finish_tables(conn: &Connection, indexed: &[&str]) -> Result<(), LoadError> {
+/// Completes the tables not completed yet, gathers statistics and commits.
+pub fn finish_tables(conn: &Connection, completed: &[&str]) -> Result<(), LoadError> {
     for d in catalog::DATASETS
         .iter()
-        .filter(|d| !indexed.contains(&d.table))
+        .filter(|d| !completed.contains(&d.table))
     {
-        create_indexes(conn, d)?;
+        complete(conn, d)?;
     }
     // Sampled statistics: enough for the planner to choose between indexes, in a fraction of
     // the time of a full ANALYZE.

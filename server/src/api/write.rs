@@ -121,18 +121,20 @@ fn write_rows(
 pub enum JsonRecord {
     /// Written field by field from the row's columns.
     Fields(RecordLayout),
-    /// Written from the row's own columns and its run's fragments, when the rows come run by
-    /// run (see `record::SplitLayout`).
+    /// Written from the row's id and own values and its run's fragments, when the rows come
+    /// run by run (see `record::SplitLayout`).
     Split(RunRecords),
     /// Copied whole from the record the loader wrote (`--rendered-records`), whose table is
     /// this: for requests of every field of today's records, on a file that has them.
     Rendered(String),
 }
 
-/// Records whose run fields are written once per run: the run of the row being written,
-/// looked up by id when a row falls outside it.
+/// Records written from their id, their own values and their run (see `record::SplitLayout`):
+/// the run of the row being written, looked up by id when a row falls outside it.
 pub struct RunRecords {
     layout: SplitLayout,
+    /// The table of the rows' own values.
+    own_values: String,
     /// The run holding an id: `first_id`, `last_id`, then the run fields.
     lookup: String,
     run: Option<(RangeInclusive<i64>, RunFragments)>,
@@ -140,11 +142,12 @@ pub struct RunRecords {
 
 impl RunRecords {
     fn of(request: &ListRequest, retired: Option<&RetiredFields>) -> Option<Self> {
-        let runs = request.dataset.runs_table()?;
+        let d = request.dataset;
+        let (runs, own_values) = (d.runs_table()?, d.own_values_table()?);
         if !request.keeps_runs_together() {
             return None; // a run looked up per row would cost more than its columns
         }
-        let layout = SplitLayout::new(&request.fields, retired, |c| request.is_run(c));
+        let layout = SplitLayout::new(d, &request.fields, retired);
         if layout.run_fields().is_empty() {
             return None;
         }
@@ -154,12 +157,13 @@ impl RunRecords {
         );
         Some(RunRecords {
             layout,
+            own_values,
             lookup,
             run: None,
         })
     }
 
-    /// Writes the record of a row: its id first, then its own fields.
+    /// Writes the record of a row: its id, then its own values if the layout reads them.
     fn write(
         &mut self,
         conn: &rusqlite::Connection,
@@ -167,13 +171,20 @@ impl RunRecords {
         row: &rusqlite::Row,
     ) -> Result<(), ApiError> {
         let id = row.get(0)?;
+        let own_values = match self.layout.reads_own_values() {
+            true => match row.get_ref(1)? {
+                ValueRef::Blob(bytes) => bytes,
+                _ => return Err(ApiError::internal(format!("row {id} has no own values"))),
+            },
+            false => &[],
+        };
         let run = match self.run.take() {
             Some(run) if run.0.contains(&id) => run,
             old => self.look_up(conn, id, old.map(|(_, buffers)| buffers))?,
         };
-        self.layout.write(out, row, 1, &run.1)?;
+        let written = self.layout.write(out, id, own_values, &run.1);
         self.run = Some(run);
-        Ok(())
+        written.map_err(|_| ApiError::internal(format!("row {id}'s own values are short")))
     }
 
     /// The run holding `id`, its fragments written into `buffers` when given.
@@ -214,20 +225,19 @@ impl JsonRecord {
     }
 
     /// The request's SQL, selecting what this writer reads: the fields; the id and the row's
-    /// own fields; or the rendered record. The records are joined (one cursor kept open over
+    /// own values; or the rendered record. Own values and records are joined (one cursor kept open over
     /// the page's rows, not one opened per row as a subquery would), and LEFT joined, so that
     /// a query that reads none of them (the count of a filter set) leaves them out.
     pub fn sql(&self, request: &ListRequest) -> Sql {
         let mut sql = request.sql();
         match self {
             JsonRecord::Fields(_) => {}
-            JsonRecord::Split(split) => {
-                let own = split.layout.row_fields();
-                sql.select = match own.is_empty() {
-                    true => "r.id".to_string(),
-                    false => format!("r.id, {}", column_list(own, "r.")),
-                };
+            JsonRecord::Split(split) if split.layout.reads_own_values() => {
+                sql.select = "r.id, v.json".to_string();
+                let own_values = &split.own_values;
+                sql.from = format!("{} LEFT JOIN {own_values} v ON v.id = r.id", sql.from);
             }
+            JsonRecord::Split(_) => sql.select = "r.id".to_string(),
             JsonRecord::Rendered(table) => {
                 sql.select = "j.record".to_string();
                 sql.from = format!("{} LEFT JOIN {table} j ON j.id = r.id", sql.from);
