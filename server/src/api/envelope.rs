@@ -127,6 +127,33 @@ pub fn window(last: i64, current: i64) -> Vec<Option<i64>> {
     out
 }
 
+/// The URLs of a listing's pages, as JSON strings: what comes before the page number is
+/// escaped once, not once per URL (an envelope holds up to 16 of them).
+pub struct PageUrls {
+    /// `"<path>?<query>page%5Bnumber%5D=`, escaped, with no closing quote.
+    open: Vec<u8>,
+}
+
+impl PageUrls {
+    pub fn new(path: &str, params: &Params) -> Self {
+        let mut open = Vec::new();
+        let url = format!("{path}?{}", query::page_query_to_number(params));
+        json::string(&mut open, &url);
+        open.pop(); // the closing quote, which follows the number
+        PageUrls { open }
+    }
+
+    /// The URL of page `n`, as a JSON string (or `null` when there is no such page).
+    pub fn write(&self, out: &mut Vec<u8>, n: Option<&PageNumber>) {
+        let Some(n) = n else {
+            return out.extend_from_slice(b"null");
+        };
+        out.extend_from_slice(&self.open);
+        n.write(out);
+        out.push(b'"');
+    }
+}
+
 /// The envelope up to its `data`: the rows are written straight after it, then [`write_tail`].
 pub fn write_head(out: &mut Vec<u8>, page: &Page) {
     out.extend_from_slice(b"{\"current_page\":");
@@ -136,37 +163,29 @@ pub fn write_head(out: &mut Vec<u8>, page: &Page) {
 
 /// The envelope after its `data`: page URLs, links, and the arithmetic.
 pub fn write_tail(out: &mut Vec<u8>, page: &Page, path: &str, params: &Params) {
-    let url = |n: &dyn std::fmt::Display| format!("{path}?{}", query::page_query(params, n));
+    let urls = PageUrls::new(path, params);
     let last = page.last_page();
     let current = page.number.value();
     let prev = page.number.previous();
-    let next = (current < last).then(|| current + 1);
+    let next = (current < last).then_some(PageNumber::Small(current + 1));
     let range = page.range();
-    let prev_url = prev.as_ref().map(|p| url(p));
-    let next_url = next.as_ref().map(|n| url(n));
 
     out.extend_from_slice(b",\"first_page_url\":");
-    json::string(out, &url(&1));
+    urls.write(out, Some(&PageNumber::Small(1)));
     out.extend_from_slice(b",\"from\":");
     json::opt_int(out, range.map(|r| r.0));
     out.extend_from_slice(b",\"last_page\":");
     json::int(out, last);
     out.extend_from_slice(b",\"last_page_url\":");
-    json::string(out, &url(&last));
+    urls.write(out, Some(&PageNumber::Small(last)));
     out.extend_from_slice(b",\"links\":[");
-    link(
-        out,
-        prev_url.as_deref(),
-        "&laquo; Previous",
-        prev.as_ref(),
-        false,
-    );
+    link(out, &urls, "&laquo; Previous", prev.as_ref(), false);
     for n in window(last, current) {
         out.push(b',');
         match n {
             Some(n) => link(
                 out,
-                Some(&url(&n)),
+                &urls,
                 &n.to_string(),
                 Some(&PageNumber::Small(n)),
                 n == current,
@@ -175,22 +194,15 @@ pub fn write_tail(out: &mut Vec<u8>, page: &Page, path: &str, params: &Params) {
         }
     }
     out.push(b',');
-    let next_number = next.map(PageNumber::Small);
-    link(
-        out,
-        next_url.as_deref(),
-        "Next &raquo;",
-        next_number.as_ref(),
-        false,
-    );
+    link(out, &urls, "Next &raquo;", next.as_ref(), false);
     out.extend_from_slice(b"],\"next_page_url\":");
-    json::opt_string(out, next_url.as_deref());
+    urls.write(out, next.as_ref());
     out.extend_from_slice(b",\"path\":");
     json::string(out, path);
     out.extend_from_slice(b",\"per_page\":");
     json::int(out, page.size);
     out.extend_from_slice(b",\"prev_page_url\":");
-    json::opt_string(out, prev_url.as_deref());
+    urls.write(out, prev.as_ref());
     out.extend_from_slice(b",\"to\":");
     json::opt_int(out, range.map(|r| r.1));
     out.extend_from_slice(b",\"total\":");
@@ -198,15 +210,10 @@ pub fn write_tail(out: &mut Vec<u8>, page: &Page, path: &str, params: &Params) {
     out.push(b'}');
 }
 
-fn link(
-    out: &mut Vec<u8>,
-    url: Option<&str>,
-    label: &str,
-    page: Option<&PageNumber>,
-    active: bool,
-) {
+/// One of the envelope's `links`: to `page`, if there is one.
+fn link(out: &mut Vec<u8>, urls: &PageUrls, label: &str, page: Option<&PageNumber>, active: bool) {
     out.extend_from_slice(b"{\"url\":");
-    json::opt_string(out, url);
+    urls.write(out, page);
     out.extend_from_slice(b",\"label\":");
     json::string(out, label);
     out.extend_from_slice(b",\"page\":");

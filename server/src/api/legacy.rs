@@ -7,8 +7,8 @@
 
 use roadtraffic_catalog::json;
 
-use super::envelope::Page;
-use super::query::{self, Params};
+use super::envelope::{Page, PageNumber, PageUrls};
+use super::query::Params;
 
 /// Which envelope a listing is written in: chosen by the base path it was asked under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -27,20 +27,20 @@ pub fn write_head(out: &mut Vec<u8>) {
 
 /// The envelope after its `data`: `links`, then `meta`.
 pub fn write_tail(out: &mut Vec<u8>, page: &Page, path: &str, params: &Params) {
-    let url = |n: &dyn std::fmt::Display| format!("{path}?{}", query::page_query(params, n));
+    let urls = PageUrls::new(path, params);
     let last = page.last_page();
     let prev = page.number.previous();
-    let next = (page.number.value() < last).then(|| page.number.value() + 1);
+    let next = (page.number.value() < last).then(|| PageNumber::Small(page.number.value() + 1));
     let range = page.range();
 
     out.extend_from_slice(b",\"links\":{\"first\":");
-    json::string(out, &url(&1));
+    urls.write(out, Some(&PageNumber::Small(1)));
     out.extend_from_slice(b",\"last\":");
-    json::string(out, &url(&last));
+    urls.write(out, Some(&PageNumber::Small(last)));
     out.extend_from_slice(b",\"prev\":");
-    json::opt_string(out, prev.as_ref().map(|p| url(p)).as_deref());
+    urls.write(out, prev.as_ref());
     out.extend_from_slice(b",\"next\":");
-    json::opt_string(out, next.as_ref().map(|n| url(n)).as_deref());
+    urls.write(out, next.as_ref());
     out.extend_from_slice(b"},\"meta\":{\"current_page\":");
     page.number.write(out);
     out.extend_from_slice(b",\"from\":");

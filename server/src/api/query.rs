@@ -188,6 +188,13 @@ fn build(params: &Params, prefix: Option<&str>, out: &mut String) {
 /// The query string of a page URL: the request's parameters without `page[number]`, then
 /// `page[number]=N` (Laravel's `LengthAwarePaginator::url`).
 pub fn page_query(params: &Params, page: &dyn std::fmt::Display) -> String {
+    let mut out = page_query_to_number(params);
+    out.push_str(&page.to_string());
+    out
+}
+
+/// A page URL's query string up to its page number: [`page_query`] without the `N`.
+pub fn page_query_to_number(params: &Params) -> String {
     let mut without_number: Params = params.clone();
     if let Some((_, Param::Map(page_map))) = without_number.iter_mut().find(|(k, _)| k == "page") {
         page_map.retain(|(k, _)| k != "number");
@@ -198,7 +205,6 @@ pub fn page_query(params: &Params, page: &dyn std::fmt::Display) -> String {
         out.push('&');
     }
     out.push_str("page%5Bnumber%5D=");
-    out.push_str(&page.to_string());
     out
 }
 
