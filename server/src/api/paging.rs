@@ -113,13 +113,7 @@ impl ListRequest {
     /// Every row of an unpaginated listing.
     pub fn all_rows(&self, sql: &Sql) -> RowQuery {
         RowQuery {
-            sql: format!(
-                "SELECT {} FROM {}{} ORDER BY {}",
-                sql.select,
-                sql.from,
-                sql.where_sql(&[]),
-                sql.order
-            ),
+            sql: sql.rows(&format!("{} ORDER BY {}", sql.where_sql(&[]), sql.order)),
             args: sql.args.clone(),
         }
     }
@@ -199,15 +193,13 @@ impl ListRequest {
         let mut args = sql.args.clone();
         args.extend(std::iter::repeat_n(SqlValue::Integer(from_id), seek.len()));
         RowQuery {
-            sql: format!(
-                "SELECT {} FROM {}{} ORDER BY {} LIMIT {} OFFSET {}",
-                sql.select,
-                sql.from,
+            sql: sql.page_of_rows(&format!(
+                "{} ORDER BY {} LIMIT {} OFFSET {}",
                 sql.where_sql(&seek),
                 sql.id_order,
                 page.size,
                 offset % CHECKPOINT_EVERY
-            ),
+            )),
             args,
         }
     }
@@ -279,10 +271,7 @@ fn learn_from_rows(conn: &rusqlite::Connection, sql: &Sql) -> Result<FilterSet, 
 fn id_range(page: &Page, sql: &Sql) -> RowQuery {
     let first = page.offset() + 1;
     RowQuery {
-        sql: format!(
-            "SELECT {} FROM {} WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id",
-            sql.select, sql.from
-        ),
+        sql: sql.rows(" WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id"),
         args: vec![
             SqlValue::Integer(first),
             SqlValue::Integer(first.saturating_add(page.size - 1)),
@@ -294,15 +283,13 @@ fn id_range(page: &Page, sql: &Sql) -> RowQuery {
 /// the sort's index.
 fn offset_page(page: &Page, sql: &Sql) -> RowQuery {
     RowQuery {
-        sql: format!(
-            "SELECT {} FROM {}{} ORDER BY {} LIMIT {} OFFSET {}",
-            sql.select,
-            sql.from,
+        sql: sql.page_of_rows(&format!(
+            "{} ORDER BY {} LIMIT {} OFFSET {}",
             sql.where_sql(&[]),
             sql.order,
             page.size,
             page.offset()
-        ),
+        )),
         args: sql.args.clone(),
     }
 }

@@ -22,9 +22,63 @@ pub struct Sql {
     pub id_order: String,
     /// Whether `u`, the runs table, is joined.
     pub joined: bool,
+    /// What each row is joined to (see [`Sql::page_of_rows`]); `select` then reads the ids.
+    pub then_join: Option<ThenJoin>,
+}
+
+/// A table of what the server writes for each row (own values, rendered records), keyed by
+/// `id`, joined to the rows as `j`: LEFT joined, so that SQLite keeps the rows as its first
+/// loop, and joined rather than looked up in a subquery of the select, which would open and
+/// close a cursor per row.
+pub struct ThenJoin {
+    pub table: String,
+    /// The column read from it.
+    pub column: &'static str,
+    /// Whether the row's id is read too, first.
+    pub with_id: bool,
+}
+
+impl ThenJoin {
+    fn select(&self, rows: &str) -> String {
+        match self.with_id {
+            true => format!("{rows}.id, j.{}", self.column),
+            false => format!("j.{}", self.column),
+        }
+    }
 }
 
 impl Sql {
+    /// The statement that reads every row `rest` picks (what follows the FROM clause: WHERE,
+    /// ORDER BY), in that order.
+    pub fn rows(&self, rest: &str) -> String {
+        match &self.then_join {
+            None => format!("SELECT {} FROM {}{rest}", self.select, self.from),
+            Some(j) => format!(
+                "SELECT {} FROM {} LEFT JOIN {} j ON j.id = r.id{rest}",
+                j.select("r"),
+                self.from,
+                j.table
+            ),
+        }
+    }
+
+    /// The statement that reads the page of rows `rest` picks (WHERE, ORDER BY, then LIMIT and
+    /// OFFSET), in that order, joined to `then_join` once chosen: the rows skipped to reach the
+    /// page are never looked up in it (which, on a sorted page deep in the raw counts, is
+    /// millions of lookups). The order is kept: SQLite keeps a subquery's ORDER BY when it has
+    /// a LIMIT, and the subquery is the join's first loop.
+    pub fn page_of_rows(&self, rest: &str) -> String {
+        let rows = format!("SELECT {} FROM {}{rest}", self.select, self.from);
+        match &self.then_join {
+            None => rows,
+            Some(j) => format!(
+                "SELECT {} FROM ({rows}) p LEFT JOIN {} j ON j.id = p.id",
+                j.select("p"),
+                j.table
+            ),
+        }
+    }
+
     /// ` WHERE ...` of the filters and any extra terms (whose arguments follow the filters').
     pub fn where_sql(&self, extra: &[String]) -> String {
         let all: Vec<&str> = self.terms.iter().chain(extra).map(String::as_str).collect();
@@ -104,6 +158,7 @@ impl ListRequest {
             order: self.order(joined),
             id_order: id_order(joined, false),
             joined,
+            then_join: None,
         }
     }
 

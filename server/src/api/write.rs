@@ -15,7 +15,7 @@ use rusqlite::types::ValueRef;
 use super::envelope;
 use super::legacy::{self, Envelope};
 use super::paging::RowQuery;
-use super::plan::{column_list, Sql};
+use super::plan::{column_list, Sql, ThenJoin};
 use super::query::Params;
 use super::request::ListRequest;
 use crate::error::ApiError;
@@ -224,23 +224,29 @@ impl JsonRecord {
         }
     }
 
-    /// The request's SQL, selecting what this writer reads: the fields; the id and the row's
-    /// own values; or the rendered record. Own values and records are joined (one cursor kept open over
-    /// the page's rows, not one opened per row as a subquery would), and LEFT joined, so that
-    /// a query that reads none of them (the count of a filter set) leaves them out.
+    /// The request's SQL, selecting what this writer reads: the fields; the id, then the row's
+    /// own values if the layout reads them; or the rendered record.
     pub fn sql(&self, request: &ListRequest) -> Sql {
         let mut sql = request.sql();
         match self {
             JsonRecord::Fields(_) => {}
-            JsonRecord::Split(split) if split.layout.reads_own_values() => {
-                sql.select = "r.id, v.json".to_string();
-                let own_values = &split.own_values;
-                sql.from = format!("{} LEFT JOIN {own_values} v ON v.id = r.id", sql.from);
+            JsonRecord::Split(split) => {
+                sql.select = "r.id".to_string();
+                if split.layout.reads_own_values() {
+                    sql.then_join = Some(ThenJoin {
+                        table: split.own_values.clone(),
+                        column: "json",
+                        with_id: true,
+                    });
+                }
             }
-            JsonRecord::Split(_) => sql.select = "r.id".to_string(),
             JsonRecord::Rendered(table) => {
-                sql.select = "j.record".to_string();
-                sql.from = format!("{} LEFT JOIN {table} j ON j.id = r.id", sql.from);
+                sql.select = "r.id".to_string();
+                sql.then_join = Some(ThenJoin {
+                    table: table.clone(),
+                    column: "record",
+                    with_id: false,
+                });
             }
         }
         sql
