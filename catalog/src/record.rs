@@ -130,6 +130,8 @@ pub struct SplitLayout {
     /// Each fragment's fields: (position among the fields, column in the run's row).
     fragments: Vec<Vec<(usize, usize)>>,
     run_fields: Vec<&'static Column>,
+    /// The bytes of a record's keys and close: with its values', what `write` reserves once.
+    keys_len: usize,
 }
 
 enum Piece {
@@ -180,7 +182,10 @@ impl SplitLayout {
             pieces: Vec::new(),
             fragments: Vec::new(),
             run_fields: Vec::new(),
+            keys_len: 0,
         };
+        let keys = split.layout.keys.iter().map(Vec::len).sum::<usize>();
+        split.keys_len = keys + split.layout.close.len();
         for (field, &c) in fields.iter().enumerate() {
             if c.source == Source::Id {
                 split.pieces.push(Piece::Id(field));
@@ -242,6 +247,8 @@ impl SplitLayout {
         own_values: &[u8],
         run: &RunFragments,
     ) -> Result<(), ShortOwnValues> {
+        // The id's digits at most, besides: no copy below grows the buffer.
+        out.reserve(self.keys_len + own_values.len() + run.bytes.len() + 20);
         let mut values = own_values.split(|&b| b == OWN_VALUE_END);
         let mut next_value = 0;
         for piece in &self.pieces {
@@ -255,7 +262,12 @@ impl SplitLayout {
                     // Fields come in record order, as the values do.
                     let bytes = values.nth(value - next_value).ok_or(ShortOwnValues)?;
                     next_value = value + 1;
-                    out.extend_from_slice(bytes);
+                    // Most are a few digits: pushed, they cost less than a call to memcpy.
+                    if bytes.len() <= 4 {
+                        bytes.iter().for_each(|&b| out.push(b));
+                    } else {
+                        out.extend_from_slice(bytes);
+                    }
                 }
                 Piece::Run(k) => out.extend_from_slice(run.get(k)),
             }
