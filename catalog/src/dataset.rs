@@ -282,9 +282,9 @@ pub struct Dataset {
     /// Whether each row's own values (its fields but its id and run columns: see
     /// [`Dataset::own_value_columns`]) are also kept as their JSON text, in one value of a
     /// `<table>_own_values` table (see `record::SplitLayout`). A record written run by run then
-    /// reads two values from SQLite, its id and that text, rather than one per field: about a
-    /// third of the CPU of a page that is not cached. Worth its disk (about 45 bytes a row)
-    /// where records are many and written run by run.
+    /// reads two values from SQLite, its id and that text, rather than one per field, and
+    /// formats none: under half the CPU of a page that is not cached. Worth its disk (about 47
+    /// bytes a row) where records are many and written run by run.
     pub own_values: bool,
     /// Filters left without an index: codes that match a large share of a table small enough
     /// (about a million rows) to scan once per filter set. The server learns such a filter
