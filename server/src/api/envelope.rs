@@ -167,7 +167,8 @@ pub fn write_tail(out: &mut Vec<u8>, page: &Page, path: &str, params: &Params) {
     let last = page.last_page();
     let current = page.number.value();
     let prev = page.number.previous();
-    let next = (current < last).then_some(PageNumber::Small(current + 1));
+    // Lazily: past the last page, the current one may be the largest number there is.
+    let next = (current < last).then(|| PageNumber::Small(current + 1));
     let range = page.range();
 
     out.extend_from_slice(b",\"first_page_url\":");
