@@ -10,6 +10,11 @@ use rusqlite::types::ValueRef;
 use crate::legacy::RetiredFields;
 use crate::{json, Column, Dataset, Source};
 
+/// The record writer's own version: bump it when the bytes of a value change. JSON written at
+/// load time names it (rendered records in their layout's tag, own values through the schema
+/// version), so that a server whose writer differs never copies bytes of another writer.
+pub const WRITER_VERSION: &str = "php-json 1";
+
 /// The bytes around a record's values.
 pub struct RecordLayout {
     /// Each field's key, with what comes before it: `{"id":`, `,"year":`.
@@ -94,8 +99,8 @@ impl RecordLayout {
     pub fn tag(&self) -> String {
         let mut bytes = self.keys.concat();
         bytes.extend_from_slice(&self.close);
-        // The record writer's own version: bump it when the bytes of a value change.
-        bytes.extend_from_slice(b" php-json 1");
+        bytes.push(b' ');
+        bytes.extend_from_slice(WRITER_VERSION.as_bytes());
         format!(
             "{:016x}",
             crate::stable_hash(&String::from_utf8_lossy(&bytes))

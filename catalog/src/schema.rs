@@ -75,14 +75,16 @@ pub fn create_all_tables() -> Vec<String> {
     out
 }
 
-/// The version of the schema: a hash of every statement that builds it, so that any change to
-/// a table, a column or an index makes files of the old schema refused (and reloaded) rather
-/// than misread. Kept in each file's metadata as `schema_version`.
+/// The version of the schema: a hash of every statement that builds it and of the JSON
+/// writer's version, so that any change to a table, a column, an index or the bytes of the own
+/// values makes files of the old schema refused (and reloaded) rather than misread. Kept in
+/// each file's metadata as `schema_version`.
 pub fn version() -> String {
     let mut ddl = create_all_tables();
     for d in DATASETS {
         ddl.extend(create_indexes(d));
     }
+    ddl.push(crate::record::WRITER_VERSION.to_string());
     format!("{:016x}", crate::stable_hash(&ddl.join(";\n")))
 }
 
