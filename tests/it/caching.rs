@@ -278,3 +278,33 @@ fn compressed_forms_decode_to_the_plain_body() {
         .unwrap();
     assert_eq!(decoded, plain.body);
 }
+
+/// A gzip or brotli body is other bytes than the plain one, so its ETag is weak (a strong tag
+/// promises the bytes); either tag revalidates either form, since `If-None-Match` compares
+/// weakly.
+#[test]
+fn encoded_bodies_have_weak_etags() {
+    let server = serve(sample_db(), &["--compress"]);
+    let target = b"/api/count-points?page%5Bsize%5D=5";
+    let plain = raw_request(&server, target, "Accept-Encoding: identity\r\n");
+    let strong = plain.header("etag").unwrap().to_string();
+    assert!(strong.starts_with('"'), "{strong}");
+    let weak = format!("W/{strong}");
+    for _ in 0..2 {
+        let gz = raw_request(&server, target, "Accept-Encoding: gzip\r\n");
+        assert_eq!(gz.header("content-encoding"), Some("gzip"));
+        assert_eq!(gz.header("etag"), Some(weak.as_str()));
+    }
+    for tag in [&strong, &weak] {
+        let gz = raw_request(
+            &server,
+            target,
+            &format!("Accept-Encoding: gzip\r\nIf-None-Match: {tag}\r\n"),
+        );
+        assert_eq!(gz.status, 304, "If-None-Match: {tag}");
+        assert_eq!(gz.header("etag"), Some(weak.as_str()));
+        let plain = raw_request(&server, target, &format!("If-None-Match: {tag}\r\n"));
+        assert_eq!(plain.status, 304, "If-None-Match: {tag}");
+        assert_eq!(plain.header("etag"), Some(strong.as_str()));
+    }
+}

@@ -31,13 +31,13 @@ pub async fn list(
     let base = super::public_base(req, config.public_url.as_deref());
     let url = format!("{base}{}", req.path().trim_end_matches('/'));
     let key = request.canonical(&url, &params);
-    let etag = etag(&release, &key);
+    let form = Form::negotiate(req.get_header::<AcceptEncoding>().as_ref(), config.compress);
+    let etag = etag(&release, &key, form);
     if matches_etag(req, &etag) {
         return Ok(HttpResponse::NotModified()
             .insert_header((header::ETAG, etag))
             .finish());
     }
-    let form = Form::negotiate(req.get_header::<AcceptEncoding>().as_ref(), config.compress);
     if let Some(body) = release.responses.get(&key, form) {
         return Ok(whole(body, form, etag));
     }
@@ -74,19 +74,24 @@ fn whole(body: Bytes, form: Form, etag: String) -> HttpResponse {
     head.body(body)
 }
 
-/// The ETag of a response: the loaded file and the request, in its canonical form.
-fn etag(release: &Release, canonical: &str) -> String {
+/// The ETag of a response: the loaded file and the request, in its canonical form. A strong
+/// tag promises the very bytes, and a gzip or brotli body is other bytes than the plain one:
+/// an encoded body's tag is weak (as nginx's gzip makes it), the same request's otherwise.
+fn etag(release: &Release, canonical: &str, form: Form) -> String {
     let request = roadtraffic_catalog::stable_hash(canonical);
-    format!("\"{}-{request:x}\"", release.tag)
+    let weak = if form == Form::Identity { "" } else { "W/" };
+    format!("{weak}\"{}-{request:x}\"", release.tag)
 }
 
-/// `If-None-Match`, compared weakly as HTTP says: `W/"x"` matches `"x"`; a list matches if
-/// any of its tags does; `*` matches any.
+/// `If-None-Match`, compared weakly as HTTP says: `W/"x"` matches `"x"` and `"x"` matches
+/// `W/"x"`; a list matches if any of its tags does; `*` matches any.
 fn matches_etag(req: &HttpRequest, etag: &str) -> bool {
+    fn opaque(tag: &str) -> &str {
+        tag.trim().trim_start_matches("W/")
+    }
     req.headers()
         .get_all(header::IF_NONE_MATCH)
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .map(|t| t.trim())
-        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag)
+        .any(|t| t.trim() == "*" || opaque(t) == opaque(etag))
 }
