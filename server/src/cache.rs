@@ -94,22 +94,29 @@ impl ResponseCache {
         ResponseCache { bodies }
     }
 
-    /// The body of `key` in `form`, if it is kept; an encoded form is made (once) from the
-    /// plain one when only that is kept.
+    /// Whether bodies are kept at all (`--response-cache-mb` above 0).
+    pub fn is_on(&self) -> bool {
+        self.bodies.is_some()
+    }
+
+    /// The body of `key` in `form`, if it is kept in that form.
     pub fn get(&self, key: &str, form: Form) -> Option<Bytes> {
+        self.bodies.as_ref()?.get(&(key.to_string(), form))
+    }
+
+    /// The body of `key` in `form`, made from the plain body and kept, when only that is kept.
+    /// Encoding a page takes milliseconds: call it on the blocking pool.
+    pub fn encode_kept(&self, key: &str, form: Form) -> Option<Bytes> {
         let bodies = self.bodies.as_ref()?;
-        let wanted = (key.to_string(), form);
-        if let Some(body) = bodies.get(&wanted) {
-            return Some(body);
-        }
         let plain = bodies.get(&(key.to_string(), Form::Identity))?;
         let encoded = form.encode(&plain).ok()?;
-        bodies.insert(wanted, encoded.clone());
+        bodies.insert((key.to_string(), form), encoded.clone());
         Some(encoded)
     }
 
     /// Keeps a finished plain body, and gives it back in `form` when it can: the form given is
     /// returned with it (plain when the cache is off, so compression stays per response).
+    /// With an encoded `form`, call it on the blocking pool (see `encode_kept`).
     pub fn keep(&self, key: String, mut body: Vec<u8>, form: Form) -> (Bytes, Form) {
         let Some(bodies) = &self.bodies else {
             return (body.into(), Form::Identity);
@@ -164,11 +171,14 @@ mod tests {
         let cache = ResponseCache::new(1 << 20);
         let body = Bytes::from(r#"{"data":[1,2,3]}"#.repeat(100));
         cache.keep("k".into(), body.to_vec(), Form::Identity);
-        let gz = cache.get("k", Form::Gzip).unwrap();
+        assert!(cache.get("k", Form::Gzip).is_none());
+        let gz = cache.encode_kept("k", Form::Gzip).unwrap();
+        assert_eq!(cache.get("k", Form::Gzip), Some(gz.clone()));
         let mut plain = Vec::new();
         std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut plain).unwrap();
         assert_eq!(plain, body);
-        assert!(cache.get("k", Form::Brotli).unwrap().len() < body.len());
+        assert!(cache.encode_kept("k", Form::Brotli).unwrap().len() < body.len());
         assert!(ResponseCache::new(0).get("k", Form::Identity).is_none());
+        assert!(ResponseCache::new(0).encode_kept("k", Form::Gzip).is_none());
     }
 }

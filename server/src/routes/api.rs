@@ -1,10 +1,11 @@
 //! The API's listing endpoints: a request flows one way, parse -> a checked request -> (on the
 //! blocking pool) its SQL plan, its page, its JSON -> the response.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::http::header::{self, AcceptEncoding};
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, HttpResponseBuilder};
+use actix_web::{web, HttpMessage, HttpRequest, HttpResponse, HttpResponseBuilder};
 use bytes::Bytes;
 
 use roadtraffic_catalog::Dataset;
@@ -38,7 +39,7 @@ pub async fn list(
             .insert_header((header::ETAG, etag))
             .finish());
     }
-    if let Some(body) = release.responses.get(&key, form) {
+    if let Some(body) = kept(&release, &key, form).await? {
         return Ok(whole(body, form, etag));
     }
     let permit = state.heavy_permit(request.rows_asked()).await?;
@@ -51,11 +52,42 @@ pub async fn list(
     .await?;
     Ok(match written {
         Written::Whole(body) => {
-            let (body, form) = release.responses.keep(key, body, form);
+            let (body, form) = keep(release, key, body, form).await?;
             whole(body, form, etag)
         }
         Written::Streamed(chunks) => json_response(etag).streaming(chunks),
     })
+}
+
+/// The body kept for `key` in `form`, or made from the plain body kept for it. Encoding runs
+/// on the blocking pool: gzip or brotli of a page takes milliseconds, which on this thread
+/// would hold up every other connection of the worker.
+async fn kept(release: &Arc<Release>, key: &str, form: Form) -> Result<Option<Bytes>, ApiError> {
+    let found = release.responses.get(key, form);
+    if found.is_some() || form == Form::Identity {
+        return Ok(found);
+    }
+    let (release, key) = (release.clone(), key.to_string());
+    web::block(move || release.responses.encode_kept(&key, form))
+        .await
+        .map_err(ApiError::internal)
+}
+
+/// Keeps a finished body and gives it back in `form` (see `ResponseCache::keep`); encoded on
+/// the blocking pool, as in `kept` (with the cache off, the compression middleware encodes it,
+/// off this thread too).
+async fn keep(
+    release: Arc<Release>,
+    key: String,
+    body: Vec<u8>,
+    form: Form,
+) -> Result<(Bytes, Form), ApiError> {
+    if form == Form::Identity || !release.responses.is_on() {
+        return Ok(release.responses.keep(key, body, form));
+    }
+    web::block(move || release.responses.keep(key, body, form))
+        .await
+        .map_err(ApiError::internal)
 }
 
 fn json_response(etag: String) -> HttpResponseBuilder {
