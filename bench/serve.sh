@@ -211,7 +211,7 @@ row() {
     if [ -n "$before" ]; then
         local b_rps b_p99 b_bytes b_err b_us
         read -r b_rps b_p99 b_bytes b_err b_us <<< "$before"
-        line="$line | $b_rps | $b_us | $(ratio "$b_rps" "$n_rps")"
+        line="$line | $b_rps | $b_p99 | $b_us | $(ratio "$b_rps" "$n_rps")"
     fi
     echo "$line |"
 }
@@ -237,7 +237,7 @@ nginx_table() {
     done
     local head="| request | ours req/s | ours p99 | ours CPU µs/req | nginx req/s | nginx p99 | nginx CPU µs/req | ratio | errors ours / nginx"
     local rule="|---|---|---|---|---|---|---|---|---"
-    [ -z "$BEFORE" ] || { head="$head | before req/s | before CPU µs/req | before ratio"; rule="$rule|---|---|---"; }
+    [ -z "$BEFORE" ] || { head="$head | before req/s | before p99 | before CPU µs/req | before ratio"; rule="$rule|---|---|---|---"; }
     echo; echo "$head |"; echo "$rule|"
     local round
     for round in $(seq "$ROUNDS"); do
