@@ -30,19 +30,11 @@ start() { # binary db port
 
 LAST=$(( ($(sqlite3 -readonly "$DB" "select count(*) from raw_counts") + 249) / 250 ))
 seq "$LAST" | shuf | sed 's|^|/api/raw-counts?page%5Bsize%5D=250\&page%5Bnumber%5D=|' > "$WORK/pages.txt"
-cat > "$WORK/random.lua" <<'EOF'
-local paths = {}
-function init(args)
-  for line in io.lines(args[1]) do paths[#paths + 1] = line end
-  math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))
-end
-function request() return wrk.format("GET", paths[math.random(#paths)]) end
-EOF
 
 # One measure: the cold gzip load and the small request's latency, side by side.
 measure() { # label port
     local base="http://127.0.0.1:$2"
-    wrk -t1 -c8 -d"$DURATION" -H "Accept-Encoding: gzip" -s "$WORK/random.lua" \
+    wrk -t1 -c8 -d"$DURATION" -H "Accept-Encoding: gzip" -s "$ROOT/bench/random_pages.lua" \
         "$base/" -- "$WORK/pages.txt" > "$WORK/cold.txt" &
     local cold=$!
     wrk -t1 -c4 -d"$DURATION" --latency "$base/api/regions" > "$WORK/small.txt"

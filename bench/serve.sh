@@ -30,6 +30,7 @@ PORT=${PORT:-18080}
 DURATION=${DURATION:-15s} THREADS=${THREADS:-2} CONNS=${CONNS:-16} ROUNDS=${ROUNDS:-2}
 YEAR=${YEAR:-2015} ROAD_TYPE=${ROAD_TYPE:-Minor}
 BASELINES=${BASELINES:-datasette nginx}
+RANDOM_PAGES=$ROOT/bench/random_pages.lua   # the cold pages: a random line of a file a request
 SIZE=250
 DBNAME=$(basename "${DB%.*}")   # Datasette names the database after the file's stem
 [ -x "$SERVER" ] || { echo "no $SERVER: cargo build --release --bin roadtraffic-serve" >&2; exit 1; }
@@ -153,16 +154,6 @@ datasette_table() {
 }
 
 # --- 2. Against nginx sending the same bytes --------------------------------------------------
-# A wrk script that asks, on each request, for a random line of the file it is given.
-cat > "$WORK/random.lua" <<'EOF'
-local paths = {}
-function init(args)
-  for line in io.lines(args[1]) do paths[#paths + 1] = line end
-  math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))
-end
-function request() return wrk.format("GET", paths[math.random(#paths)]) end
-EOF
-
 # Static copies of our responses for nginx: the four pages, and 500 random cold pages.
 static_copies() {
     local o=$1 i label path
@@ -251,10 +242,10 @@ nginx_table() {
             bench "$cold_o$path" "$PID_cold"
             row "uncached $label, round $round" "$RESULT" "$ceiling" "$before"
         done
-        bench "$x/cold/0.json" "$NGINX_PIDS" -s "$WORK/random.lua" -- "$WORK/cold-nginx.txt"; ceiling=$RESULT
-        bench "$cold_o${FOUR[0]#*|}" "$PID_cold" -s "$WORK/random.lua" -- "$WORK/cold.txt"; ours=$RESULT
+        bench "$x/cold/0.json" "$NGINX_PIDS" -s "$RANDOM_PAGES" -- "$WORK/cold-nginx.txt"; ceiling=$RESULT
+        bench "$cold_o${FOUR[0]#*|}" "$PID_cold" -s "$RANDOM_PAGES" -- "$WORK/cold.txt"; ours=$RESULT
         before=
-        [ -z "$BEFORE" ] || { bench "$b${FOUR[0]#*|}" "$PID_before" -s "$WORK/random.lua" -- "$WORK/cold.txt"; before=$RESULT; }
+        [ -z "$BEFORE" ] || { bench "$b${FOUR[0]#*|}" "$PID_before" -s "$RANDOM_PAGES" -- "$WORK/cold.txt"; before=$RESULT; }
         row "cold: $(wc -l < "$WORK/cold.txt") pages (nginx: 500), round $round" "$ours" "$ceiling" "$before"
         bench "$x/0.json" "$NGINX_PIDS" -H "Accept-Encoding: gzip"; ceiling=$RESULT
         bench "$z${FOUR[0]#*|}" "$PID_zipped" -H "Accept-Encoding: gzip"; ours=$RESULT
