@@ -46,6 +46,16 @@ impl Form {
         }
     }
 
+    /// The ETag of a body in this form, given the plain body's (quoted): a strong tag promises
+    /// the very bytes, and an encoded body is other bytes than the plain one, so its tag is
+    /// weak (as nginx's gzip makes it).
+    pub fn etag(self, plain: String) -> String {
+        match self {
+            Form::Identity => plain,
+            Form::Gzip | Form::Brotli => format!("W/{plain}"),
+        }
+    }
+
     /// The body in this form.
     fn encode(self, body: &[u8]) -> std::io::Result<Bytes> {
         match self {

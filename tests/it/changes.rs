@@ -209,11 +209,18 @@ fn a_load_that_replaces_a_file_says_what_changed_and_keeps_it() {
     let reply = get(&server, "/api/releases/latest/changes");
     assert_eq!(reply.status, 200, "{}", reply.text());
     assert_eq!(reply.json(), kept);
-    assert!(reply.header("etag").is_some());
+    let etag = reply.header("etag").unwrap();
+    assert!(etag.starts_with('"'), "{etag}");
     assert_eq!(
         request(&server, "POST", "/api/releases/latest/changes", &[]).status,
         405
     );
+    // Gzipped with --compress, under a weak tag: other bytes than the plain body's.
+    let compressing = serve(&db, &["--compress"]);
+    let target = b"/api/releases/latest/changes";
+    let gz = raw_request(&compressing, target, "Accept-Encoding: gzip\r\n");
+    assert_eq!(gz.header("content-encoding"), Some("gzip"));
+    assert_eq!(gz.header("etag"), Some(format!("W/{etag}").as_str()));
     // And the about page, in words: the revision of count point 501's 2019 count among them.
     let about = get(&server, "/about").text();
     assert!(about.contains("What changed with this release"), "{about}");

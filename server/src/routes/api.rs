@@ -106,13 +106,11 @@ fn whole(body: Bytes, form: Form, etag: String) -> HttpResponse {
     head.body(body)
 }
 
-/// The ETag of a response: the loaded file and the request, in its canonical form. A strong
-/// tag promises the very bytes, and a gzip or brotli body is other bytes than the plain one:
-/// an encoded body's tag is weak (as nginx's gzip makes it), the same request's otherwise.
+/// The ETag of a response: the loaded file and the request, in its canonical form (weak for
+/// an encoded body: `Form::etag`).
 fn etag(release: &Release, canonical: &str, form: Form) -> String {
     let request = roadtraffic_catalog::stable_hash(canonical);
-    let weak = if form == Form::Identity { "" } else { "W/" };
-    format!("{weak}\"{}-{request:x}\"", release.tag)
+    form.etag(format!("\"{}-{request:x}\"", release.tag))
 }
 
 /// `If-None-Match`, compared weakly as HTTP says: `W/"x"` matches `"x"` and `"x"` matches

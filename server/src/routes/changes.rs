@@ -4,9 +4,11 @@
 //! kept in the file (`roadtraffic_catalog::changes::ChangeReport`). A mirror's own path: the
 //! public service has no such endpoint.
 
-use actix_web::http::{header, Method};
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::http::header::{self, AcceptEncoding};
+use actix_web::http::Method;
+use actix_web::{HttpMessage, HttpRequest, HttpResponse};
 
+use crate::cache::Form;
 use crate::error::ApiError;
 use crate::startup::AppState;
 use crate::stream;
@@ -19,9 +21,17 @@ pub async fn latest(req: &HttpRequest, state: &AppState) -> Result<HttpResponse,
         return Err(ApiError::MethodNotAllowed(req.method().to_string()));
     }
     let release = state.current.get()?;
+    // With `--compress` the compression middleware encodes the body: its tag is then weak.
+    let form = Form::negotiate(
+        req.get_header::<AcceptEncoding>().as_ref(),
+        state.config.compress,
+    );
     let mut head = HttpResponse::Ok();
     head.insert_header((header::CONTENT_TYPE, "application/json"))
-        .insert_header((header::ETAG, format!("\"{}-changes\"", release.tag)));
+        .insert_header((
+            header::ETAG,
+            form.etag(format!("\"{}-changes\"", release.tag)),
+        ));
     stream::respond(head, move |_| {
         let report = release.changes()?.ok_or_else(|| {
             ApiError::NotHeld(
