@@ -11,6 +11,7 @@
 use std::io::Write;
 
 use actix_web::http::header::{AcceptEncoding, ContentEncoding, Encoding};
+use actix_web::{HttpMessage, HttpRequest};
 use bytes::Bytes;
 use quick_cache::sync::Cache;
 use quick_cache::Weighter;
@@ -24,9 +25,13 @@ pub enum Form {
 }
 
 impl Form {
-    /// The encoding to answer a client with, among those compression offers.
-    pub fn negotiate(accept: Option<&AcceptEncoding>, compress: bool) -> Form {
-        let Some(accept) = accept.filter(|_| compress) else {
+    /// The encoding to answer a request with, by its `Accept-Encoding`, among those
+    /// compression (`--compress`) offers.
+    pub fn negotiate(req: &HttpRequest, compress: bool) -> Form {
+        let accept = compress
+            .then(|| req.get_header::<AcceptEncoding>())
+            .flatten();
+        let Some(accept) = accept else {
             return Form::Identity;
         };
         let offered = [Encoding::brotli(), Encoding::gzip(), Encoding::identity()];

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_web::http::header::{self, AcceptEncoding};
-use actix_web::{web, HttpMessage, HttpRequest, HttpResponse, HttpResponseBuilder};
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder};
 use bytes::Bytes;
 
 use roadtraffic_catalog::Dataset;
@@ -32,7 +32,7 @@ pub async fn list(
     let base = super::public_base(req, config.public_url.as_deref());
     let url = format!("{base}{}", req.path().trim_end_matches('/'));
     let key = request.canonical(&url, &params);
-    let form = Form::negotiate(req.get_header::<AcceptEncoding>().as_ref(), config.compress);
+    let form = Form::negotiate(req, config.compress);
     let etag = etag(&release, &key, form);
     if matches_etag(req, &etag) {
         return Ok(HttpResponse::NotModified()

@@ -4,9 +4,9 @@
 //! kept in the file (`roadtraffic_catalog::changes::ChangeReport`). A mirror's own path: the
 //! public service has no such endpoint.
 
-use actix_web::http::header::{self, AcceptEncoding};
+use actix_web::http::header;
 use actix_web::http::Method;
-use actix_web::{HttpMessage, HttpRequest, HttpResponse};
+use actix_web::{HttpRequest, HttpResponse};
 
 use crate::cache::Form;
 use crate::error::ApiError;
@@ -22,10 +22,7 @@ pub async fn latest(req: &HttpRequest, state: &AppState) -> Result<HttpResponse,
     }
     let release = state.current.get()?;
     // With `--compress` the compression middleware encodes the body: its tag is then weak.
-    let form = Form::negotiate(
-        req.get_header::<AcceptEncoding>().as_ref(),
-        state.config.compress,
-    );
+    let form = Form::negotiate(req, state.config.compress);
     let mut head = HttpResponse::Ok();
     head.insert_header((header::CONTENT_TYPE, "application/json"))
         .insert_header((
