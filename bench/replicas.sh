@@ -208,8 +208,9 @@ wait "$CHAOS" || { echo "the kill or the rollout failed:" >&2; cat "$WORK/chaos.
 echo
 sed 's/^/- /' "$WORK/chaos.log"
 NEW_ID=$(sqlite3 -readonly -separator "$(printf '\t')" "$WORK/new.db" "SELECT key, value FROM metadata ORDER BY key" | sha256sum | cut -c1-12)
+# grep without -q, which would leave curl writing into a closed pipe (exit 23 under pipefail).
 for r in 1 2 3; do
-    curl -fsS "http://127.0.0.1:$(port "$r")/readyz" | grep -q "\"id\":\"$NEW_ID" ||
+    curl -fsS "http://127.0.0.1:$(port "$r")/readyz" | grep "\"id\":\"$NEW_ID" > /dev/null ||
         { echo "replica $r does not serve the new release" >&2; exit 1; }
 done
 echo "- after the run every replica serves the new release (id $NEW_ID...)"

@@ -63,7 +63,7 @@ done
 FIRST=$(curl -fsS -o /dev/null -w '%{time_total}' "$OURS/")
 
 # --- The map's point data: its URL is the home page's map's data attribute ------------------
-POINTS_URL=$OURS$(curl -fsS "$OURS/" | grep -o 'data-points="[^"]*"' | head -1 | cut -d'"' -f2)
+POINTS_URL=$OURS$(curl -fsS "$OURS/" | grep -o 'data-points="[^"]*"' | sed -n 1p | cut -d'"' -f2)
 WIRE=$(curl -fsS -H 'Accept-Encoding: gzip' -o /dev/null -w '%{size_download}' "$POINTS_URL")
 PLAIN=$(curl -fsS -o /dev/null -w '%{size_download}' "$POINTS_URL")
 

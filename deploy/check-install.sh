@@ -25,8 +25,10 @@ bin/roadtraffic-load --quiet --db "$DEST/roadtraffic.db" --release install-check
 bin/roadtraffic-serve --db "$DEST/roadtraffic.db" --bind "127.0.0.1:$PORT" > serve.log 2>&1 &
 SERVER=$!
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$PORT/healthz" > /dev/null && break; sleep 0.1; done
-curl -fsS "http://127.0.0.1:$PORT/readyz" | grep -q '"release":"install-check"' || fail "no /readyz"
-curl -fsS "http://127.0.0.1:$PORT/api/regions" | grep -q '"name":' || fail "no /api/regions"
+# grep without -q: it reads the whole body, where -q stops at the first match and leaves curl
+# writing into a closed pipe, which fails (exit 23) under pipefail once a body outgrows the pipe.
+curl -fsS "http://127.0.0.1:$PORT/readyz" | grep '"release":"install-check"' > /dev/null || fail "no /readyz"
+curl -fsS "http://127.0.0.1:$PORT/api/regions" | grep '"name":' > /dev/null || fail "no /api/regions"
 kill -TERM "$SERVER"
 wait "$SERVER" || fail "roadtraffic-serve exited $? on SIGTERM"
 SERVER=

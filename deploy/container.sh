@@ -23,7 +23,7 @@ PORT=${PORT:-18480}
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 fail() { echo "container.sh: $*" >&2; exit 1; }
 
-rustup target list --installed | grep -qx "$TARGET" || rustup target add "$TARGET" ||
+rustup target list --installed | grep -x "$TARGET" > /dev/null || rustup target add "$TARGET" ||
     fail "the $TARGET target is missing and rustup could not add it"
 command -v musl-gcc >/dev/null || fail "musl-gcc is missing (apt-get install musl-tools)"
 command -v podman >/dev/null || fail "podman is missing (apt-get install podman)"
@@ -63,6 +63,8 @@ FILES=$(cd "$WORK/rootfs" && find . -type f | sort | tr '\n' ' ')
 SIZE=$(du -sh "$WORK/rootfs" | cut -f1)
 
 # --- Run from the image's file system, as the container would -----------------------------
+# (The curls below pipe into grep without -q: -q stops at the first match and leaves curl
+# writing into a closed pipe, which fails, exit 23, under pipefail once a body outgrows the pipe.)
 mkdir -p "$WORK/rootfs/proc" "$WORK/rootfs/tmp" "$WORK/rootfs/data" "$WORK/rootfs/in" "$WORK/volume"
 chown 65534:65534 "$WORK/volume"
 export WORK PORT ROOT
@@ -81,10 +83,10 @@ unshare --mount --pid --fork bash -euo pipefail -c '
     as_image_user $ENTRYPOINT --bind "127.0.0.1:$PORT" > "$WORK/server.log" 2>&1 &
     SERVER=$!
     for _ in $(seq 100); do curl -fs "http://127.0.0.1:$PORT/healthz" > /dev/null && break; sleep 0.1; done
-    curl -fsS "http://127.0.0.1:$PORT/readyz" | grep -q "\"release\":\"container-check\"" ||
+    curl -fsS "http://127.0.0.1:$PORT/readyz" | grep "\"release\":\"container-check\"" > /dev/null ||
         { echo "no /readyz from the image" >&2; cat "$WORK/server.log" >&2; exit 1; }
-    curl -fsS "http://127.0.0.1:$PORT/api/raw-counts?sort=-hour&page%5Bsize%5D=3" | grep -q "\"total\":"
-    curl -fsS "http://127.0.0.1:$PORT/metrics" | grep -q "^roadtraffic_release_info{"
+    curl -fsS "http://127.0.0.1:$PORT/api/raw-counts?sort=-hour&page%5Bsize%5D=3" | grep "\"total\":" > /dev/null
+    curl -fsS "http://127.0.0.1:$PORT/metrics" | grep "^roadtraffic_release_info{" > /dev/null
     RUNS_AS=$(ps -eo user=,args= | sed -n "s|^\([a-z0-9]*\) *$ENTRYPOINT --bind 127.0.0.1:$PORT\$|\1|p")
     [ "$RUNS_AS" = nobody ] || { echo "the server runs as \"$RUNS_AS\", not nobody" >&2; exit 1; }
     kill -TERM "$SERVER"

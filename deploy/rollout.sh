@@ -47,7 +47,8 @@ for replica in "$@"; do
     mv -f "$tmp" "$path"
     sync "$(dirname "$path")"
     started=$(date +%s.%N)
-    until curl -fsS --max-time 2 "$url/readyz" 2>/dev/null | grep -q "\"id\":\"$ID\""; do
+    # grep without -q, which would leave curl writing into a closed pipe (exit 23 under pipefail).
+    until curl -fsS --max-time 2 "$url/readyz" 2>/dev/null | grep "\"id\":\"$ID\"" > /dev/null; do
         if awk -v s="$started" -v now="$(date +%s.%N)" -v t="$TIMEOUT" 'BEGIN { exit !(now - s > t) }'; then
             echo "rollout.sh: $url did not switch to $ID within $TIMEOUT s: stopped" >&2
             exit 1
