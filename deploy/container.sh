@@ -69,7 +69,9 @@ mkdir -p "$WORK/rootfs/proc" "$WORK/rootfs/tmp" "$WORK/rootfs/data" "$WORK/rootf
 chown 65534:65534 "$WORK/volume"
 export WORK PORT ROOT
 export ENTRYPOINT="${ENTRY[*]}" IMAGE_ENV="${ENV[*]}"
-unshare --mount --pid --fork bash -euo pipefail -c '
+# --mount-proc: ps (below) looks itself up in /proc by its pid in the new namespace, which the
+# machine's /proc does not know; the namespace's own /proc does.
+unshare --mount --pid --fork --mount-proc bash -euo pipefail -c '
     R=$WORK/rootfs
     mount --make-rprivate /
     mount --bind "$R" "$R" && mount -o remount,bind,ro "$R"        # --read-only
