@@ -16,11 +16,14 @@ use bytes::Bytes;
 use quick_cache::sync::Cache;
 use quick_cache::Weighter;
 
-/// The forms a body is kept in.
+/// The forms a body is kept in: the encodings of actix's compression middleware (features
+/// `compress-gzip`, which brings deflate, and `compress-brotli`), so that a body the middleware
+/// encodes (the cache off) was negotiated here the same way, and its ETag is weak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Form {
     Identity,
     Gzip,
+    Deflate,
     Brotli,
 }
 
@@ -34,10 +37,16 @@ impl Form {
         let Some(accept) = accept else {
             return Form::Identity;
         };
-        let offered = [Encoding::brotli(), Encoding::gzip(), Encoding::identity()];
+        let offered = [
+            Encoding::brotli(),
+            Encoding::gzip(),
+            Encoding::deflate(),
+            Encoding::identity(),
+        ];
         match accept.negotiate(offered.iter()) {
             Some(e) if e == Encoding::brotli() => Form::Brotli,
             Some(e) if e == Encoding::gzip() => Form::Gzip,
+            Some(e) if e == Encoding::deflate() => Form::Deflate,
             _ => Form::Identity,
         }
     }
@@ -47,6 +56,7 @@ impl Form {
         match self {
             Form::Identity => None,
             Form::Gzip => Some(ContentEncoding::Gzip),
+            Form::Deflate => Some(ContentEncoding::Deflate),
             Form::Brotli => Some(ContentEncoding::Brotli),
         }
     }
@@ -57,7 +67,7 @@ impl Form {
     pub fn etag(self, plain: String) -> String {
         match self {
             Form::Identity => plain,
-            Form::Gzip | Form::Brotli => format!("W/{plain}"),
+            Form::Gzip | Form::Deflate | Form::Brotli => format!("W/{plain}"),
         }
     }
 
@@ -70,6 +80,13 @@ impl Form {
                     flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
                 gz.write_all(body)?;
                 Ok(gz.finish()?.into())
+            }
+            // HTTP's `deflate` is the zlib format (RFC 9110 8.4.1.2), not raw deflate.
+            Form::Deflate => {
+                let mut z =
+                    flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+                z.write_all(body)?;
+                Ok(z.finish()?.into())
             }
             Form::Brotli => {
                 let mut out = Vec::new();

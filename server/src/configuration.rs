@@ -43,7 +43,7 @@ pub struct Config {
     /// Requests per minute per client IP; 0 turns rate limiting off.
     #[arg(long, env = "ROADTRAFFIC_RATE_LIMIT", default_value_t = 0)]
     pub rate_limit: u32,
-    /// Negotiate gzip/br compression (off by default: some clients keep raw bytes).
+    /// Negotiate br, gzip or deflate compression (off by default: some clients keep raw bytes).
     #[arg(long, env = "ROADTRAFFIC_COMPRESS")]
     pub compress: bool,
     /// The response cache of each loaded file, in MiB: finished bodies of the hot pages (and

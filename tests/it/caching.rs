@@ -308,3 +308,34 @@ fn encoded_bodies_have_weak_etags() {
         assert_eq!(plain.header("etag"), Some(strong.as_str()));
     }
 }
+
+/// A client that takes only `deflate` (the compression middleware's third encoding) gets it
+/// under a weak tag too, whether the body comes from the cache or the middleware encodes it.
+#[test]
+fn deflate_only_clients_get_weak_etags() {
+    let target = b"/api/count-points?page%5Bsize%5D=5";
+    for cache_mb in ["64", "0"] {
+        let server = serve(
+            sample_db(),
+            &["--compress", "--response-cache-mb", cache_mb],
+        );
+        let plain = raw_request(&server, target, "");
+        let weak = format!("W/{}", plain.header("etag").unwrap());
+        let deflated = raw_request(&server, target, "Accept-Encoding: deflate\r\n");
+        assert_eq!(
+            deflated.header("content-encoding"),
+            Some("deflate"),
+            "cache {cache_mb} MB"
+        );
+        assert_eq!(
+            deflated.header("etag"),
+            Some(weak.as_str()),
+            "cache {cache_mb} MB"
+        );
+        let mut body = Vec::new();
+        flate2::read::ZlibDecoder::new(&deflated.body[..])
+            .read_to_end(&mut body)
+            .unwrap();
+        assert_eq!(body, plain.body, "cache {cache_mb} MB");
+    }
+}

@@ -4,8 +4,7 @@
 //! kept in the file (`roadtraffic_catalog::changes::ChangeReport`). A mirror's own path: the
 //! public service has no such endpoint.
 
-use actix_web::http::header;
-use actix_web::http::Method;
+use actix_web::http::{header, Method};
 use actix_web::{HttpRequest, HttpResponse};
 
 use crate::cache::Form;
