@@ -44,7 +44,7 @@ trap cleanup EXIT
 for bin in roadtraffic-serve roadtraffic-load; do
     cp "$TARGET_DIR/$TARGET/release/$bin" "$WORK/$bin"
     strip "$WORK/$bin"
-    ! readelf -d "$WORK/$bin" | grep -q NEEDED || fail "$bin links shared libraries"
+    ! readelf -d "$WORK/$bin" | grep NEEDED > /dev/null || fail "$bin links shared libraries"
 done
 cp "$ROOT/deploy/Containerfile" "$WORK/"
 
