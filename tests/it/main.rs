@@ -4,6 +4,7 @@
 #![allow(clippy::too_many_lines)]
 
 mod api;
+mod architecture;
 mod browser;
 mod caching;
 mod changes;
