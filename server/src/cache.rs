@@ -1,6 +1,6 @@
 //! The response cache of one loaded file. The data never changes while a file is served, so a
 //! response is a pure function of the file and the request: finished bodies are kept (and,
-//! with `--compress`, their compressed forms, each made once), bounded in bytes
+//! with `--compress`, their compressed encodings, each made once), bounded in bytes
 //! (`--response-cache-mb`), least recently used first out. A new file comes with a new cache:
 //! the old one goes with the old file.
 //!
@@ -10,85 +10,85 @@
 
 use std::io::Write;
 
-use actix_web::http::header::{AcceptEncoding, ContentEncoding, Encoding};
+use actix_web::http::header::{self, AcceptEncoding, ContentEncoding};
 use actix_web::{HttpMessage, HttpRequest};
 use bytes::Bytes;
 use quick_cache::sync::Cache;
 use quick_cache::Weighter;
 
-/// The forms a body is kept in: the encodings of actix's compression middleware (features
+/// The encodings a body is kept in: the encodings of actix's compression middleware (features
 /// `compress-gzip`, which brings deflate, and `compress-brotli`), so that a body the middleware
 /// encodes (the cache off) was negotiated here the same way, and its ETag is weak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Form {
+pub enum Encoding {
     Identity,
     Gzip,
     Deflate,
     Brotli,
 }
 
-impl Form {
+impl Encoding {
     /// The encoding to answer a request with, by its `Accept-Encoding`, among those
     /// compression (`--compress`) offers.
-    pub fn negotiate(req: &HttpRequest, compress: bool) -> Form {
+    pub fn negotiate(req: &HttpRequest, compress: bool) -> Encoding {
         let accept = compress
             .then(|| req.get_header::<AcceptEncoding>())
             .flatten();
         let Some(accept) = accept else {
-            return Form::Identity;
+            return Encoding::Identity;
         };
         let offered = [
-            Encoding::brotli(),
-            Encoding::gzip(),
-            Encoding::deflate(),
-            Encoding::identity(),
+            header::Encoding::brotli(),
+            header::Encoding::gzip(),
+            header::Encoding::deflate(),
+            header::Encoding::identity(),
         ];
         match accept.negotiate(offered.iter()) {
-            Some(e) if e == Encoding::brotli() => Form::Brotli,
-            Some(e) if e == Encoding::gzip() => Form::Gzip,
-            Some(e) if e == Encoding::deflate() => Form::Deflate,
-            _ => Form::Identity,
+            Some(e) if e == header::Encoding::brotli() => Encoding::Brotli,
+            Some(e) if e == header::Encoding::gzip() => Encoding::Gzip,
+            Some(e) if e == header::Encoding::deflate() => Encoding::Deflate,
+            _ => Encoding::Identity,
         }
     }
 
-    /// The `Content-Encoding` of a body in this form, if it is encoded.
+    /// The `Content-Encoding` of a body in this encoding, if it is encoded.
     pub fn content_encoding(self) -> Option<ContentEncoding> {
         match self {
-            Form::Identity => None,
-            Form::Gzip => Some(ContentEncoding::Gzip),
-            Form::Deflate => Some(ContentEncoding::Deflate),
-            Form::Brotli => Some(ContentEncoding::Brotli),
+            Encoding::Identity => None,
+            Encoding::Gzip => Some(ContentEncoding::Gzip),
+            Encoding::Deflate => Some(ContentEncoding::Deflate),
+            Encoding::Brotli => Some(ContentEncoding::Brotli),
         }
     }
 
-    /// The ETag of a body in this form, given the plain body's (quoted): a strong tag promises
+    /// The ETag of a body in this encoding, given the plain body's (quoted): a strong tag promises
     /// the very bytes, and an encoded body is other bytes than the plain one, so its tag is
     /// weak (as nginx's gzip makes it).
     pub fn etag(self, plain: String) -> String {
         match self {
-            Form::Identity => plain,
-            Form::Gzip | Form::Deflate | Form::Brotli => format!("W/{plain}"),
+            Encoding::Identity => plain,
+            Encoding::Gzip | Encoding::Deflate | Encoding::Brotli => format!("W/{plain}"),
         }
     }
 
-    /// The body in this form.
+    /// The body in this encoding.
     fn encode(self, body: &[u8]) -> std::io::Result<Bytes> {
         match self {
-            Form::Identity => Ok(Bytes::copy_from_slice(body)),
-            Form::Gzip => {
+            Encoding::Identity => Ok(Bytes::copy_from_slice(body)),
+            Encoding::Gzip => {
                 let mut gz =
                     flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
                 gz.write_all(body)?;
                 Ok(gz.finish()?.into())
             }
             // HTTP's `deflate` is the zlib format (RFC 9110 8.4.1.2), not raw deflate.
-            Form::Deflate => {
+            Encoding::Deflate => {
                 let mut z =
                     flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
                 z.write_all(body)?;
                 Ok(z.finish()?.into())
             }
-            Form::Brotli => {
+            Encoding::Brotli => {
                 let mut out = Vec::new();
                 let mut br = brotli::CompressorWriter::new(&mut out, 4096, 5, 22);
                 br.write_all(body)?;
@@ -102,15 +102,15 @@ impl Form {
 #[derive(Clone)]
 struct ByLength;
 
-impl Weighter<(String, Form), Bytes> for ByLength {
-    fn weight(&self, key: &(String, Form), body: &Bytes) -> u64 {
+impl Weighter<(String, Encoding), Bytes> for ByLength {
+    fn weight(&self, key: &(String, Encoding), body: &Bytes) -> u64 {
         (key.0.len() + body.len()) as u64
     }
 }
 
 /// Finished bodies of one loaded file.
 pub struct ResponseCache {
-    bodies: Option<Cache<(String, Form), Bytes, ByLength>>,
+    bodies: Option<Cache<(String, Encoding), Bytes, ByLength>>,
 }
 
 /// A response body is typically ~180 KB: how many a capacity is sized for.
@@ -131,42 +131,42 @@ impl ResponseCache {
         self.bodies.is_some()
     }
 
-    /// The body of `key` in `form`, if it is kept in that form.
-    pub fn get(&self, key: &str, form: Form) -> Option<Bytes> {
-        self.bodies.as_ref()?.get(&(key.to_string(), form))
+    /// The body of `key` in `encoding`, if it is kept in that encoding.
+    pub fn get(&self, key: &str, encoding: Encoding) -> Option<Bytes> {
+        self.bodies.as_ref()?.get(&(key.to_string(), encoding))
     }
 
-    /// The body of `key` in `form`, made from the plain body and kept, when only that is kept.
+    /// The body of `key` in `encoding`, made from the plain body and kept, when only that is kept.
     /// Encoding a page takes milliseconds: call it on the blocking pool.
-    pub fn encode_kept(&self, key: &str, form: Form) -> Option<Bytes> {
+    pub fn encode_kept(&self, key: &str, encoding: Encoding) -> Option<Bytes> {
         let bodies = self.bodies.as_ref()?;
-        let plain = bodies.get(&(key.to_string(), Form::Identity))?;
-        let encoded = form.encode(&plain).ok()?;
-        bodies.insert((key.to_string(), form), encoded.clone());
+        let plain = bodies.get(&(key.to_string(), Encoding::Identity))?;
+        let encoded = encoding.encode(&plain).ok()?;
+        bodies.insert((key.to_string(), encoding), encoded.clone());
         Some(encoded)
     }
 
-    /// Keeps a finished plain body, and gives it back in `form` when it can: the form given is
+    /// Keeps a finished plain body, and gives it back in `encoding` when it can: the encoding given is
     /// returned with it (plain when the cache is off, so compression stays per response).
-    /// With an encoded `form`, call it on the blocking pool (see `encode_kept`).
-    pub fn keep(&self, key: String, mut body: Vec<u8>, form: Form) -> (Bytes, Form) {
+    /// With an `encoding` other than identity, call it on the blocking pool (see `encode_kept`).
+    pub fn keep(&self, key: String, mut body: Vec<u8>, encoding: Encoding) -> (Bytes, Encoding) {
         let Some(bodies) = &self.bodies else {
-            return (body.into(), Form::Identity);
+            return (body.into(), Encoding::Identity);
         };
         // The buffer was sized for the rows asked; kept, its spare capacity would be memory the
         // bound does not count.
         body.shrink_to_fit();
         let body = Bytes::from(body);
-        bodies.insert((key.clone(), Form::Identity), body.clone());
-        if form == Form::Identity {
-            return (body, form);
+        bodies.insert((key.clone(), Encoding::Identity), body.clone());
+        if encoding == Encoding::Identity {
+            return (body, encoding);
         }
-        match form.encode(&body) {
+        match encoding.encode(&body) {
             Ok(encoded) => {
-                bodies.insert((key, form), encoded.clone());
-                (encoded, form)
+                bodies.insert((key, encoding), encoded.clone());
+                (encoded, encoding)
             }
-            Err(_) => (body, Form::Identity),
+            Err(_) => (body, Encoding::Identity),
         }
     }
 
@@ -190,7 +190,7 @@ mod tests {
             cache.keep(
                 format!("/api/raw-counts?page%5Bnumber%5D={i}"),
                 body.to_vec(),
-                Form::Identity,
+                Encoding::Identity,
             );
             let (held, bound) = cache.weight();
             assert!(held <= bound, "{held} > {bound}");
@@ -202,15 +202,17 @@ mod tests {
     fn encoded_forms_are_made_once_from_the_plain_body() {
         let cache = ResponseCache::new(1 << 20);
         let body = Bytes::from(r#"{"data":[1,2,3]}"#.repeat(100));
-        cache.keep("k".into(), body.to_vec(), Form::Identity);
-        assert!(cache.get("k", Form::Gzip).is_none());
-        let gz = cache.encode_kept("k", Form::Gzip).unwrap();
-        assert_eq!(cache.get("k", Form::Gzip), Some(gz.clone()));
+        cache.keep("k".into(), body.to_vec(), Encoding::Identity);
+        assert!(cache.get("k", Encoding::Gzip).is_none());
+        let gz = cache.encode_kept("k", Encoding::Gzip).unwrap();
+        assert_eq!(cache.get("k", Encoding::Gzip), Some(gz.clone()));
         let mut plain = Vec::new();
         std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut plain).unwrap();
         assert_eq!(plain, body);
-        assert!(cache.encode_kept("k", Form::Brotli).unwrap().len() < body.len());
-        assert!(ResponseCache::new(0).get("k", Form::Identity).is_none());
-        assert!(ResponseCache::new(0).encode_kept("k", Form::Gzip).is_none());
+        assert!(cache.encode_kept("k", Encoding::Brotli).unwrap().len() < body.len());
+        assert!(ResponseCache::new(0).get("k", Encoding::Identity).is_none());
+        assert!(ResponseCache::new(0)
+            .encode_kept("k", Encoding::Gzip)
+            .is_none());
     }
 }

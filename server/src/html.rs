@@ -9,8 +9,8 @@ use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
 use maud::{html, Markup, DOCTYPE};
 
+use crate::assets;
 use crate::error::ApiError;
-use crate::site::assets;
 
 /// A page of the site: the site's script and its data from this server; no inline script or
 /// style, nothing from another host; forms only to the server itself.

@@ -1,22 +1,24 @@
 //! The mirror's HTTP server: the public API's endpoints answered from one SQLite file, read
 //! only, switched to a new file when the loader renames one in.
 //!
-//! - `configuration`: every option;
-//! - `startup`: the app built and bound;
-//! - `routes`: which handler answers which request;
-//! - `api`: the listings, from query string to JSON;
-//! - `description`: the OpenAPI document and the docs page, from the catalogue;
-//! - `downloads`: whole files, as DfT publishes them or as a listing's CSV and NDJSON;
-//! - `html`: pages for people: the one layout of every HTML page;
-//! - `stream`: bodies written on the blocking pool, sent whole or streamed;
-//! - `release`: the loaded file, its connections and what is learnt of it;
-//! - `error`: the one error type and the one place it becomes a status;
-//! - `ratelimit`: the optional per-client limit;
-//! - `site`: the website's pages, their layout and assets;
-//! - `ops`: probes and metrics (their routes in `routes/ops.rs`);
-//! - `shutdown`: the graceful stop on SIGTERM or SIGINT.
+//! Dependencies point one way, down this list (a module imports only those below its layer):
+//!
+//! - `startup`, `shutdown`: the app built and bound, and stopped gracefully;
+//! - `routes`: the one route table (`routes::table`), and which handler answers each route;
+//! - the rooms, each a kind of request: `api` (the listings, from query string to JSON),
+//!   `site` (the website's pages), `downloads` (whole files, as DfT publishes them or as a
+//!   listing's CSV and NDJSON), `description` (the OpenAPI document and the docs page, from
+//!   the route table's endpoints), `ops` (probes and metrics);
+//! - `state`: what every room shares (the release being served, the configuration, the
+//!   permits for heavy requests, the response cache);
+//! - the ground: `release` (the loaded file, its connections, its time limit, and what the
+//!   rooms keep per release), `cache` (the response cache and content encodings), `html` (the
+//!   one layout of every HTML page) over `assets` (the embedded files), `stream` (bodies
+//!   written on the blocking pool), `ratelimit`, `configuration`, `error` (the one error type
+//!   and the one place it becomes a status).
 
 mod api;
+mod assets;
 mod cache;
 mod configuration;
 mod description;
@@ -30,6 +32,7 @@ mod routes;
 mod shutdown;
 pub mod site;
 mod startup;
+mod state;
 mod stream;
 
 pub use configuration::{Config, DEFAULT_DB, SAMPLE_DIR, SAMPLE_RELEASE};

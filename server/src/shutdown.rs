@@ -14,11 +14,12 @@ use actix_web::rt::signal::unix::{signal, SignalKind};
 use actix_web::web;
 use futures_util::future::{select, Either};
 
-use crate::startup::{AppState, Running};
+use crate::routes::Router;
+use crate::startup::Running;
 
 /// Runs the server until it is stopped by a signal and has finished stopping.
 pub async fn serve_until_stopped(running: Running) -> std::io::Result<()> {
-    let stopping = stop_on_signals(running.server.handle(), running.state.clone())?;
+    let stopping = stop_on_signals(running.server.handle(), running.router.clone())?;
     let server = running.server;
     let stopped = actix_web::rt::spawn(stopping);
     server.await?;
@@ -32,16 +33,16 @@ pub async fn serve_until_stopped(running: Running) -> std::io::Result<()> {
 /// comes early is not missed (nor does it kill the process unhandled).
 fn stop_on_signals(
     handle: ServerHandle,
-    state: web::Data<AppState>,
+    router: web::Data<Router>,
 ) -> std::io::Result<impl Future<Output = ()>> {
     let mut term = signal(SignalKind::terminate())?;
     let mut int = signal(SignalKind::interrupt())?;
     Ok(async move {
         let first = next_signal(&mut term, &mut int).await;
-        let timeout = state.config.shutdown_timeout;
+        let timeout = router.state.config.shutdown_timeout;
         log::info!(
             "{first}: stopping; {} requests in flight have up to {timeout} s to finish",
-            state.metrics.in_flight()
+            router.metrics.in_flight()
         );
         let started = Instant::now();
         let graceful = pin!(handle.stop(true));

@@ -11,47 +11,17 @@ use actix_web::{web, App, HttpServer};
 
 use crate::configuration::Config;
 use crate::description::Description;
-use crate::error::ApiError;
 use crate::ops::{self, Metrics};
 use crate::ratelimit::Limiter;
 use crate::release::{Current, Settings};
-use crate::routes;
-
-/// What every handler shares.
-pub struct AppState {
-    pub current: Arc<Current>,
-    pub config: Config,
-    pub limiter: Option<Limiter>,
-    pub description: Arc<Description>,
-    /// Permits for requests of more than [`HEAVY_ROWS`] rows.
-    heavy: Arc<tokio::sync::Semaphore>,
-    pub metrics: web::Data<Metrics>,
-}
-
-/// Pages of more rows than this are heavy: at most half the connections serve them at once.
-const HEAVY_ROWS: i64 = 1000;
-
-impl AppState {
-    /// For a request of this many rows, a permit if it is heavy: big pages wait their turn
-    /// for one of a few, so that crawlers asking for 30,000 rows at a time cannot take every
-    /// connection from the light requests.
-    pub async fn heavy_permit(
-        &self,
-        rows: i64,
-    ) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, ApiError> {
-        if rows <= HEAVY_ROWS {
-            return Ok(None);
-        }
-        let permit = self.heavy.clone().acquire_owned().await;
-        permit.map(Some).map_err(ApiError::internal)
-    }
-}
+use crate::routes::{self, table, RouteTable, Router};
+use crate::state::AppState;
 
 /// A bound server, and what stopping it gracefully needs.
 pub struct Running {
     pub server: actix_web::dev::Server,
     pub addr: SocketAddr,
-    pub state: web::Data<AppState>,
+    pub router: web::Data<Router>,
 }
 
 /// Opens the file and binds the listener; the returned server runs when awaited.
@@ -67,30 +37,26 @@ pub fn bind(config: Config) -> std::io::Result<Running> {
     let settings = Settings {
         connections,
         cache_kib: config.cache_kib_per_connection(),
-        filter_set_bytes: config.filter_set_bytes(),
         metrics: metrics.db.clone(),
-        response_cache_bytes: config.response_cache_mb << 20,
     };
     let current = Arc::new(Current::open(&config.db, settings).map_err(std::io::Error::other)?);
     current.watch(Duration::from_millis(config.watch_interval.max(50)));
-    let compress = config.compress;
-    let workers = config.workers();
+    let (compress, workers) = (config.compress, config.workers());
     let shutdown_timeout = config.shutdown_timeout;
-    let state = web::Data::new(AppState {
-        current,
+    let table = RouteTable::new(&config);
+    let description = Description::new(&config, table.endpoints(), table::CHANGES_PATH);
+    let router = web::Data::new(Router {
+        table,
+        description: Arc::new(description),
         limiter: (config.rate_limit > 0).then(|| Limiter::new(config.rate_limit)),
-        description: Arc::new(Description::new(&config)),
-        heavy: Arc::new(tokio::sync::Semaphore::new(
-            (connections as usize / 2).max(1),
-        )),
-        config: config.clone(),
         metrics: metrics.clone(),
+        state: AppState::new(current, config.clone()),
     });
     let headers_config = config.clone();
-    let app_state = state.clone();
+    let app_router = router.clone();
     let server = HttpServer::new(move || {
         App::new()
-            .app_data(app_state.clone())
+            .app_data(app_router.clone())
             .app_data(metrics.clone())
             .wrap(Condition::new(compress, Compress::default()))
             .wrap(api_headers(&headers_config))
@@ -116,7 +82,7 @@ pub fn bind(config: Config) -> std::io::Result<Running> {
     Ok(Running {
         server: server.run(),
         addr,
-        state,
+        router,
     })
 }
 

@@ -13,7 +13,13 @@ use std::path::{Path, PathBuf};
 use crate::support::repo_path;
 
 /// The crates whose modules are checked, by their source folders.
-const CRATES: &[&str] = &["catalog/src", "loader/src", "server/src", "bench/synth/src", "src"];
+const CRATES: &[&str] = &[
+    "catalog/src",
+    "loader/src",
+    "server/src",
+    "bench/synth/src",
+    "src",
+];
 
 /// The one file allowed past [`MAX_LINES`]: the catalogue, one description per dataset.
 const LONG_FILE: &str = "catalog/src/datasets.rs";
@@ -47,7 +53,11 @@ fn no_source_file_is_over_a_thousand_lines() {
             }
         }
     }
-    assert!(long.is_empty(), "files over {MAX_LINES} lines:\n{}", long.join("\n"));
+    assert!(
+        long.is_empty(),
+        "files over {MAX_LINES} lines:\n{}",
+        long.join("\n")
+    );
 }
 
 /// Which top-level module refers to which, each edge with the first place that makes it.
@@ -77,7 +87,10 @@ impl Graph {
 
     fn successors(&self, node: &str) -> impl Iterator<Item = &str> {
         let node = node.to_string();
-        self.edges.keys().filter(move |(f, _)| *f == node).map(|(_, t)| t.as_str())
+        self.edges
+            .keys()
+            .filter(move |(f, _)| *f == node)
+            .map(|(_, t)| t.as_str())
     }
 
     /// One cycle through each group of modules that reach each other.
@@ -162,7 +175,10 @@ fn top_level_modules(src: &Path) -> BTreeSet<String> {
 /// root (`lib.rs`, `main.rs`, `bin/*`) is `[]`.
 fn module_path(src: &Path, file: &Path) -> Vec<String> {
     let rel = file.strip_prefix(src).unwrap().with_extension("");
-    let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
     if parts.first().is_some_and(|p| p == "bin") || parts == ["lib"] || parts == ["main"] {
         return Vec::new();
     }
@@ -193,11 +209,7 @@ fn code_lines(text: &str) -> Vec<(usize, String)> {
 }
 
 /// The top-level modules a line refers to through `crate::` or `super::` paths.
-fn referenced_top_modules(
-    line: &str,
-    here: &[String],
-    modules: &BTreeSet<String>,
-) -> Vec<String> {
+fn referenced_top_modules(line: &str, here: &[String], modules: &BTreeSet<String>) -> Vec<String> {
     let mut found = Vec::new();
     for (at, _) in line.match_indices("crate::") {
         let preceded = line[..at].chars().last();

@@ -1,8 +1,19 @@
-//! Laravel's pagination envelope: its keys in order, its arithmetic, its page URLs and links.
+//! Laravel's pagination envelope: its keys in order, its arithmetic, its page URLs and links;
+//! and which envelope a listing is written in (this one, or the legacy one of `legacy`).
 
 use roadtraffic_catalog::json;
 
 use super::query::{self, Params};
+
+/// Which envelope a listing is written in: chosen by the base path it was asked under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Envelope {
+    /// Today's Laravel envelope, under `--base-path`.
+    #[default]
+    Laravel,
+    /// The 2019-2020 one, under `--legacy-base-path`.
+    Legacy,
+}
 
 /// A requested page number: any positive integer. One past `i64::MAX` can only be past the
 /// last page; its digits are kept so that the envelope writes it, and the page before it,

@@ -10,16 +10,6 @@ use roadtraffic_catalog::json;
 use super::envelope::{Page, PageNumber, PageUrls};
 use super::query::Params;
 
-/// Which envelope a listing is written in: chosen by the base path it was asked under.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Envelope {
-    /// Today's Laravel envelope, under `--base-path`.
-    #[default]
-    Laravel,
-    /// The 2019-2020 one, under `--legacy-base-path`.
-    Legacy,
-}
-
 /// The envelope up to its `data`: the rows are written straight after it, then [`write_tail`].
 pub fn write_head(out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"data\":");

@@ -1,21 +1,31 @@
-//! The public API's listings, one stage a module, in the order a request goes through them:
+//! The public API's listings, one part a module. A request's story, from its parameters to its
+//! bytes, is `listing` (`ListRequest`); the parts it calls, in the order it calls them:
 //!
 //! - `query`: the query string as PHP (and so the public service) reads it;
-//! - `request`: filters, sort, fields and page checked against the catalogue;
+//! - `params`: filters, sort, fields and page checked against the catalogue;
 //! - `plan`: the request's SQL;
-//! - `paging`: which rows make the page, fast at any depth;
-//! - `write`: the rows as JSON (`json`) in the Laravel envelope (`envelope`), or in the
-//!   2019-2020 one under the legacy base path (`legacy`).
+//! - `paging`: which rows make the page, fast at any depth, with the filter sets learnt of
+//!   the release (`filter_sets`);
+//! - `records`: the rows as JSON records;
+//! - `envelope`: the Laravel envelope around them, or the 2019-2020 one (`legacy`);
+//! - `format`: the formats a listing is served in (JSON, CSV, NDJSON).
 
 pub mod envelope;
+mod filter_sets;
+mod format;
 mod legacy;
+mod listing;
 mod paging;
+mod params;
 mod plan;
 pub mod query;
-mod request;
-mod write;
+mod records;
 
-pub use legacy::Envelope;
-pub use paging::{FilterSets, RowQuery};
-pub use request::{ListRequest, DEFAULT_PAGE_SIZE};
-pub use write::JsonRecord;
+pub use envelope::Envelope;
+pub use filter_sets::FilterSets;
+pub use format::{Endpoint, Format};
+pub use listing::ListRequest;
+pub use paging::RowQuery;
+pub use params::DEFAULT_PAGE_SIZE;
+pub use plan::Plan;
+pub use records::JsonRecord;

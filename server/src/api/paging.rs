@@ -8,100 +8,17 @@
 //! - **offset**: a sorted listing (or a table whose ids are not 1..N) walks the sort's index
 //!   with LIMIT and OFFSET.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use rusqlite::types::Value as SqlValue;
 
 use super::envelope::Page;
-use super::plan::Sql;
-use super::request::{Condition, ListRequest};
+use super::filter_sets::{FilterSet, FilterSets, CHECKPOINT_EVERY};
+use super::listing::ListRequest;
+use super::params::Condition;
+use super::plan::{Plan, Sql};
 use crate::error::ApiError;
 use crate::release::Release;
-
-/// What is learnt of a filter set by one scan of its index: how many rows match, and the id of
-/// every [`CHECKPOINT_EVERY`]th of them in id order, so that any page of it starts with a seek
-/// near its first row rather than an OFFSET over all the rows before it.
-#[derive(Debug)]
-pub struct FilterSet {
-    pub total: i64,
-    pub checkpoints: Vec<i64>,
-}
-
-pub const CHECKPOINT_EVERY: i64 = 256;
-
-/// Filter sets are learnt once per release and kept; past the budget (`--filter-set-cache-mib`),
-/// the oldest half of the sets is forgotten so memory stays bounded whatever the clients ask.
-/// What a set is reckoned to cost besides its checkpoints (8 bytes each) and its key (kept
-/// twice): its map entry, its place in the order, its allocation headers.
-const SET_OVERHEAD_BYTES: usize = 128;
-
-/// The filter sets learnt of one release.
-pub struct FilterSets(Mutex<FilterSetCache>);
-
-struct FilterSetCache {
-    sets: HashMap<String, Arc<FilterSet>>,
-    order: Vec<String>,
-    bytes: usize,
-    budget: usize,
-}
-
-/// The memory a set of this key holds in the cache.
-fn cost(key: &str, set: &FilterSet) -> usize {
-    SET_OVERHEAD_BYTES + 2 * key.len() + 8 * set.checkpoints.len()
-}
-
-impl FilterSets {
-    /// An empty cache that holds at most about `budget` bytes.
-    pub fn new(budget: usize) -> Self {
-        FilterSets(Mutex::new(FilterSetCache {
-            sets: HashMap::new(),
-            order: Vec::new(),
-            bytes: 0,
-            budget,
-        }))
-    }
-
-    fn lock(&self) -> Result<std::sync::MutexGuard<'_, FilterSetCache>, ApiError> {
-        self.0
-            .lock()
-            .map_err(|_| ApiError::internal("the filter set cache's lock is poisoned"))
-    }
-
-    /// The bytes the learnt sets hold, as reckoned against the budget.
-    pub fn bytes(&self) -> usize {
-        self.lock().map_or(0, |cache| cache.bytes)
-    }
-
-    fn get(&self, key: &str) -> Result<Option<Arc<FilterSet>>, ApiError> {
-        Ok(self.lock()?.sets.get(key).cloned())
-    }
-
-    fn remember(&self, key: String, set: FilterSet) -> Result<Arc<FilterSet>, ApiError> {
-        let set = Arc::new(set);
-        let mut cache = self.lock()?;
-        let bytes = cost(&key, &set);
-        while cache.bytes + bytes > cache.budget && !cache.order.is_empty() {
-            let half = cache.order.len().div_ceil(2);
-            let forget: Vec<String> = cache.order.drain(..half).collect();
-            for k in forget {
-                if let Some(old) = cache.sets.remove(&k) {
-                    cache.bytes -= cost(&k, &old);
-                }
-            }
-        }
-        if bytes > cache.budget {
-            return Ok(set); // used for this request, too big to keep
-        }
-        cache.bytes += bytes;
-        if let Some(old) = cache.sets.insert(key.clone(), set.clone()) {
-            cache.bytes -= cost(&key, &old);
-        } else {
-            cache.order.push(key);
-        }
-        Ok(set)
-    }
-}
 
 /// One query and its arguments.
 pub struct RowQuery {
@@ -109,28 +26,37 @@ pub struct RowQuery {
     pub args: Vec<SqlValue>,
 }
 
-impl ListRequest {
+impl RowQuery {
     /// Every row of an unpaginated listing.
-    pub fn all_rows(&self, sql: &Sql) -> RowQuery {
+    pub fn all(sql: &Sql) -> RowQuery {
         RowQuery {
             sql: sql.rows(&format!("{} ORDER BY {}", sql.where_sql(&[]), sql.order)),
             args: sql.args.clone(),
         }
     }
+}
 
+/// Finds a request's page in its release, learning and keeping its filter set when it has
+/// one.
+pub struct Pager<'a> {
+    pub request: &'a ListRequest,
+    pub release: &'a Release,
+    pub filter_sets: &'a FilterSets,
+}
+
+impl Pager<'_> {
     /// The requested page of a paginated listing (its total counted), and the query of its
     /// rows; `None` past the last page.
-    pub fn page_rows(
+    pub fn page(
         &self,
         conn: &rusqlite::Connection,
-        release: &Release,
         sql: &Sql,
     ) -> Result<(Page, Option<RowQuery>), ApiError> {
-        let Some((number, size)) = self.page.clone() else {
+        let Some((number, size)) = self.request.page.clone() else {
             return Err(ApiError::internal("a page of an unpaginated listing"));
         };
-        let (rows, dense) = release.rows(self.dataset.table);
-        let set = self.filter_set(conn, release, sql)?;
+        let (rows, dense) = self.release.rows(self.request.dataset.table);
+        let set = self.filter_set(conn, sql)?;
         let page = Page {
             number,
             size,
@@ -140,7 +66,7 @@ impl ListRequest {
             return Ok((page, None));
         }
         let query = match set {
-            _ if !self.sort.is_empty() => offset_page(&page, sql),
+            _ if !self.request.sort.is_empty() => offset_page(&page, sql),
             Some(set) => self.seek_checkpoint(&page, sql, &set),
             None if dense => id_range(&page, sql),
             None => offset_page(&page, sql),
@@ -152,29 +78,25 @@ impl ListRequest {
     fn filter_set(
         &self,
         conn: &rusqlite::Connection,
-        release: &Release,
         sql: &Sql,
     ) -> Result<Option<Arc<FilterSet>>, ApiError> {
-        if self.conditions.is_empty() {
+        let conditions = &self.request.conditions;
+        if conditions.is_empty() {
             return Ok(None);
         }
-        if self
-            .conditions
-            .iter()
-            .any(|c| matches!(c, Condition::Nothing))
-        {
+        if conditions.iter().any(|c| matches!(c, Condition::Nothing)) {
             let nothing = FilterSet {
                 total: 0,
                 checkpoints: Vec::new(),
             };
             return Ok(Some(Arc::new(nothing)));
         }
-        let key = self.total_key();
-        if let Some(set) = release.filter_sets.get(&key)? {
+        let key = Plan(self.request).total_key();
+        if let Some(set) = self.filter_sets.get(&key)? {
             return Ok(Some(set));
         }
         let set = self.learn_filter_set(conn, sql)?;
-        release.filter_sets.remember(key, set).map(Some)
+        self.filter_sets.remember(key, set).map(Some)
     }
 
     /// Seeks to the checkpoint at or before the page's first row, then skips fewer than
@@ -183,7 +105,7 @@ impl ListRequest {
         let offset = page.offset();
         let from_id = set.checkpoints[(offset / CHECKPOINT_EVERY) as usize];
         let mut seek = vec!["r.id >= ?".to_string()];
-        if let (true, Some(runs)) = (sql.joined, self.dataset.runs_table()) {
+        if let (true, Some(runs)) = (sql.joined, self.request.dataset.runs_table()) {
             // Start at the run holding the checkpoint: a seek in the run index, not a walk
             // over every run before it.
             seek.push(format!(
@@ -211,8 +133,8 @@ impl ListRequest {
         conn: &rusqlite::Connection,
         sql: &Sql,
     ) -> Result<FilterSet, ApiError> {
-        match self.dataset.runs_table() {
-            Some(runs) if sql.joined && self.filters_only_runs() => {
+        match self.request.dataset.runs_table() {
+            Some(runs) if sql.joined && Plan(self.request).filters_only_runs() => {
                 learn_from_runs(conn, &runs, sql)
             }
             _ => learn_from_rows(conn, sql),

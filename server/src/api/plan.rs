@@ -4,11 +4,14 @@
 //! scanned in first_id order and each range in id order, so `u.first_id, r.id` is id order
 //! without a sort.
 
+use std::ops::Deref;
+
 use rusqlite::types::Value as SqlValue;
 
 use roadtraffic_catalog::{Column, Source};
 
-use super::request::{Condition, ListRequest};
+use super::listing::ListRequest;
+use super::params::Condition;
 
 /// The parts of a request's SQL.
 pub struct Sql {
@@ -90,7 +93,19 @@ impl Sql {
     }
 }
 
-impl ListRequest {
+/// A request's plan: its SQL, and what the SQL's shape allows (the paging and the record
+/// writers ask it).
+pub struct Plan<'a>(pub &'a ListRequest);
+
+impl Deref for Plan<'_> {
+    type Target = ListRequest;
+
+    fn deref(&self) -> &ListRequest {
+        self.0
+    }
+}
+
+impl Plan<'_> {
     /// The filter set, canonical (order and letter case of text values do not matter), as
     /// the key of its cached total.
     pub fn total_key(&self) -> String {

@@ -8,19 +8,29 @@ use rusqlite::types::ValueRef;
 use roadtraffic_catalog::meanings::meaning;
 use roadtraffic_catalog::{Column, Dataset, Domain, ValueType, COUNT_METHOD, DATASETS};
 
-use super::openapi::Form;
 use super::DEVIATIONS;
-use crate::api::query;
+use crate::api::{query, Endpoint, Format};
 use crate::configuration::Config;
 use crate::error::ApiError;
 use crate::release::Release;
 
-pub fn page(release: &Release, config: &Config) -> Result<String, ApiError> {
+/// The page, of the API's listing endpoints (each dataset's section in the catalogue's order,
+/// with its aliases and its other formats).
+pub fn page(
+    release: &Release,
+    config: &Config,
+    endpoints: &[Endpoint],
+) -> Result<String, ApiError> {
     let conn = release.pool.get()?;
     let mut sections = Vec::new();
     for d in DATASETS {
         let example = example_query(&conn, d)?;
-        sections.push(endpoint(d, config, &example));
+        let of_d: Vec<Endpoint> = endpoints
+            .iter()
+            .filter(|e| std::ptr::eq(e.dataset, d))
+            .copied()
+            .collect();
+        sections.push(endpoint(d, &of_d, config, &example));
     }
     let base = config.base_path();
     let body = html! {
@@ -122,7 +132,13 @@ fn field_meaning(d: &Dataset, c: &Column) -> String {
     format!("{}{unit}", meaning(c.name).unwrap_or(""))
 }
 
-fn endpoint(d: &Dataset, config: &Config, example: &str) -> Markup {
+fn endpoint(d: &Dataset, endpoints: &[Endpoint], config: &Config, example: &str) -> Markup {
+    let aliases = endpoints
+        .iter()
+        .filter(|e| e.alias > 0 && e.format == Format::Json);
+    let whole = endpoints
+        .iter()
+        .filter(|e| e.alias == 0 && e.format != Format::Json);
     let base = config.base_path();
     let path = format!("{base}{}", d.paths[0]);
     let example_url = if example.is_empty() {
@@ -133,11 +149,11 @@ fn endpoint(d: &Dataset, config: &Config, example: &str) -> Markup {
     html! {
         section id=(d.table) {
             h2 { code { (path) } }
-            @for alias in &d.paths[1..] { p { "Also at " code { (base) (alias) } "." } }
+            @for alias in aliases { p { "Also at " code { (base) (alias.path()) } "." } }
             p { (d.about) }
             @if let Some(unit) = d.count_unit { p { "Counts are " (unit) "." } }
             p { @if d.paginated { "A page of records in the envelope." } @else { "Every record, as a JSON array." }
-                " Whole: " @for form in [Form::Csv, Form::Ndjson] { a href={ (path) (form.suffix()) } { code { (form.suffix()) } } " " } }
+                " Whole: " @for e in whole { a href={ (path) (e.format.suffix()) } { code { (e.format.suffix()) } } " " } }
             p { "Example (returns rows of this file): " a href=(example_url) { code { (example_url) } } }
             h3 { "Filters" }
             p { @for (i, f) in d.filters.iter().enumerate() { @if i > 0 { ", " } code { (f) } } ". Sorts: the same" @if d.count_method.is_some() { " but " code { "count_method" } } "." }

@@ -4,11 +4,12 @@
 //! examples come from the file's own rows).
 
 mod docs;
-pub mod openapi;
+mod openapi;
 mod schemas;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::api::Endpoint;
 use crate::configuration::Config;
 use crate::error::ApiError;
 use crate::release::Release;
@@ -36,17 +37,21 @@ pub struct Description {
     after_servers: String,
     /// The docs page of the release with this tag.
     docs: Mutex<Option<(String, Arc<String>)>>,
+    endpoints: Vec<Endpoint>,
 }
 
 impl Description {
-    pub fn new(config: &Config) -> Description {
-        let text = openapi::document(config).to_string();
+    /// The description of the API's listing `endpoints` (the route table's) and its change
+    /// report at `changes_path`, both under the base path.
+    pub fn new(config: &Config, endpoints: &[Endpoint], changes_path: &str) -> Description {
+        let text = openapi::document(config, endpoints, changes_path).to_string();
         const EMPTY: &str = "\"servers\":[]";
         let at = text.find(EMPTY).unwrap_or(text.len());
         Description {
             before_servers: text[..at].to_string(),
             after_servers: text[at..].replacen(EMPTY, "", 1),
             docs: Mutex::new(None),
+            endpoints: endpoints.to_vec(),
         }
     }
 
@@ -68,7 +73,7 @@ impl Description {
                 return Ok(page.clone());
             }
         }
-        let page = Arc::new(docs::page(release, config)?);
+        let page = Arc::new(docs::page(release, config, &self.endpoints)?);
         *docs = Some((release.tag.clone(), page.clone()));
         Ok(page)
     }

@@ -8,51 +8,20 @@ use serde_json::{json, Map, Value};
 use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD, DATASETS};
 
 use super::schemas;
-use crate::api::DEFAULT_PAGE_SIZE;
+use crate::api::{Endpoint, Format, DEFAULT_PAGE_SIZE};
 use crate::configuration::Config;
 
-/// The forms a listing is served in: JSON (paged for the big tables), CSV, NDJSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Form {
-    Json,
-    Csv,
-    Ndjson,
-}
-
-impl Form {
-    pub const ALL: [Form; 3] = [Form::Json, Form::Csv, Form::Ndjson];
-
-    /// The path's ending: `.csv`, `.ndjson`, or nothing.
-    pub fn suffix(self) -> &'static str {
-        match self {
-            Form::Json => "",
-            Form::Csv => ".csv",
-            Form::Ndjson => ".ndjson",
-        }
-    }
-
-    pub fn content_type(self) -> &'static str {
-        match self {
-            Form::Json => "application/json",
-            Form::Csv => "text/csv; charset=utf-8",
-            Form::Ndjson => "application/x-ndjson",
-        }
-    }
-}
-
-/// The whole description, but its `servers` (see [`super::Description`]).
-pub fn document(config: &Config) -> Value {
+/// The whole description, but its `servers` (see [`super::Description`]), of the API's
+/// paths under the base path: the listing endpoints, then the change report's path.
+pub fn document(config: &Config, endpoints: &[Endpoint], changes_path: &str) -> Value {
+    let base = config.base_path();
     let mut paths = Map::new();
-    for d in DATASETS {
-        for (n, path) in d.paths.iter().enumerate() {
-            for form in Form::ALL {
-                let key = format!("{}{path}{}", config.base_path(), form.suffix());
-                paths.insert(key, json!({"get": operation(d, n, form, config)}));
-            }
-        }
+    for e in endpoints {
+        let get = operation(e.dataset, e.alias, e.format, config);
+        paths.insert(format!("{base}{}", e.path()), json!({ "get": get }));
     }
     paths.insert(
-        format!("{}/releases/latest/changes", config.base_path()),
+        format!("{base}{changes_path}"),
         json!({"get": changes_operation()}),
     );
     let mut schemas_map = schemas::common();
@@ -80,39 +49,39 @@ fn info() -> Value {
     })
 }
 
-fn operation(d: &Dataset, alias: usize, form: Form, config: &Config) -> Value {
+fn operation(d: &Dataset, alias: usize, format: Format, config: &Config) -> Value {
     let table = d.table;
-    let id = match (alias, form) {
-        (0, Form::Json) => format!("list_{table}"),
-        (0, _) => format!("export_{table}_{}", form.suffix().trim_start_matches('.')),
-        (n, Form::Json) => format!("list_{table}_alias_{n}"),
+    let id = match (alias, format) {
+        (0, Format::Json) => format!("list_{table}"),
+        (0, _) => format!("export_{table}_{}", format.suffix().trim_start_matches('.')),
+        (n, Format::Json) => format!("list_{table}_alias_{n}"),
         (n, _) => format!(
             "export_{table}_alias_{n}_{}",
-            form.suffix().trim_start_matches('.')
+            format.suffix().trim_start_matches('.')
         ),
     };
     let mut parameters = filters(d);
     parameters.push(sort(d));
     parameters.push(fields(d));
-    if d.paginated && form == Form::Json {
+    if d.paginated && format == Format::Json {
         parameters.extend(page(config));
     }
     json!({
         "operationId": id,
-        "summary": summary(d, form),
-        "description": description(d, form),
+        "summary": summary(d, format),
+        "description": description(d, format),
         "parameters": parameters,
-        "responses": responses(d, form, config),
+        "responses": responses(d, format, config),
     })
 }
 
-fn summary(d: &Dataset, form: Form) -> String {
+fn summary(d: &Dataset, format: Format) -> String {
     let what = capitalised(d.title);
-    match form {
-        Form::Json if d.paginated => format!("{what}, a page at a time"),
-        Form::Json => format!("{what}, every record"),
-        Form::Csv => format!("{what} as CSV: every matching record"),
-        Form::Ndjson => format!("{what} as NDJSON: every matching record"),
+    match format {
+        Format::Json if d.paginated => format!("{what}, a page at a time"),
+        Format::Json => format!("{what}, every record"),
+        Format::Csv => format!("{what} as CSV: every matching record"),
+        Format::Ndjson => format!("{what} as NDJSON: every matching record"),
     }
 }
 
@@ -123,18 +92,18 @@ fn capitalised(s: &str) -> String {
         .unwrap_or_default()
 }
 
-fn description(d: &Dataset, form: Form) -> String {
+fn description(d: &Dataset, format: Format) -> String {
     let order = if d.paginated {
         "Ordered by id unless `sort` says otherwise."
     } else {
         "A bare JSON array (no envelope), ordered by id unless `sort` says otherwise."
     };
-    let form = match form {
-        Form::Json => String::new(),
-        Form::Csv => " Every matching record, no pagination, as CSV with a header of the fields; text holding a comma, quote or line end is quoted.".into(),
-        Form::Ndjson => " Every matching record, no pagination, one JSON record a line.".into(),
+    let format = match format {
+        Format::Json => String::new(),
+        Format::Csv => " Every matching record, no pagination, as CSV with a header of the fields; text holding a comma, quote or line end is quoted.".into(),
+        Format::Ndjson => " Every matching record, no pagination, one JSON record a line.".into(),
     };
-    format!("{} {order}{form} Unknown parameters (`page`, `limit`, ...) are ignored, as the public service ignores them.", d.about)
+    format!("{} {order}{format} Unknown parameters (`page`, `limit`, ...) are ignored, as the public service ignores them.", d.about)
 }
 
 /// One of a list's items from a set of names; an empty item is ignored, as every empty value is.
@@ -245,14 +214,16 @@ fn message(description: &str) -> Value {
     })
 }
 
-fn responses(d: &Dataset, form: Form, config: &Config) -> Value {
+fn responses(d: &Dataset, format: Format, config: &Config) -> Value {
     let record = schemas::record_name(d);
-    let body = match form {
-        Form::Json if d.paginated => json!({"$ref": format!("#/components/schemas/{record}Page")}),
-        Form::Json => {
+    let body = match format {
+        Format::Json if d.paginated => {
+            json!({"$ref": format!("#/components/schemas/{record}Page")})
+        }
+        Format::Json => {
             json!({"type": "array", "items": {"$ref": format!("#/components/schemas/{record}")}})
         }
-        Form::Csv | Form::Ndjson => json!({"type": "string"}),
+        Format::Csv | Format::Ndjson => json!({"type": "string"}),
     };
     let mut headers = Map::new();
     headers.insert("ETag".into(), json!({"description": "Changes when the loaded file changes.", "schema": {"type": "string"}}));
@@ -267,7 +238,7 @@ fn responses(d: &Dataset, form: Form, config: &Config) -> Value {
         );
     }
     let mut out = Map::new();
-    out.insert("200".into(), json!({"description": "The records.", "headers": headers, "content": {form.content_type(): {"schema": body}}}));
+    out.insert("200".into(), json!({"description": "The records.", "headers": headers, "content": {format.content_type(): {"schema": body}}}));
     out.insert(
         "304".into(),
         json!({"description": "Not modified: `If-None-Match` matched the ETag."}),

@@ -7,7 +7,7 @@ use std::io::Write;
 use rusqlite::types::ValueRef;
 
 use super::layout::{AreaNames, Cell, Layout, Quoting};
-use crate::api::{JsonRecord, ListRequest, RowQuery};
+use crate::api::{JsonRecord, ListRequest, Plan, RowQuery};
 use crate::error::ApiError;
 use crate::release::Release;
 use crate::stream::{Body, Flush};
@@ -28,7 +28,7 @@ pub fn export(
     flush: &mut Flush,
 ) -> Result<Vec<u8>, ApiError> {
     let conn = release.pool.get()?;
-    let query = || request.all_rows(&request.sql());
+    let query = || RowQuery::all(&Plan(request).sql());
     let mut body = Body::new(1 << 20, flush);
     let written = match export {
         Export::Csv(layout) => csv(&conn, &query(), layout, &mut body),
@@ -172,7 +172,7 @@ fn ndjson(
     mut record: JsonRecord,
     body: &mut Body,
 ) -> Result<(), ApiError> {
-    let query = request.all_rows(&record.sql(request));
+    let query = RowQuery::all(&record.sql(request));
     let mut stmt = conn.prepare_cached(&query.sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(query.args.iter()))?;
     while let Some(row) = rows.next()? {

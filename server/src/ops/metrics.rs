@@ -1,12 +1,12 @@
 //! Prometheus metrics, in the text format `/metrics` answers: every request counted by the
 //! middleware [`observe`] (so every route, whoever adds it, is counted), what the SQLite layer
-//! reports ([`DbMetrics`]), and the release in service, read when scraped.
+//! reports (`crate::release::DbMetrics`), and the release in service, read when scraped.
 //!
-//! Requests are labelled by endpoint, the route template that answered (`/api/raw-counts`,
-//! `/readyz`), never the raw path, so the number of series stays bounded whatever clients ask:
-//! a route names itself with [`Endpoint::name`]; failing that, a router pattern; failing that,
-//! an answer of 2xx or 3xx is labelled with its path's first segment (`/docs`), a 404 with
-//! `unmatched`, and anything else with `other`.
+//! Requests are labelled by endpoint, never the raw path, so the number of series stays
+//! bounded whatever clients ask: the route table gives each request its [`Label`], a template
+//! (`/api/raw-counts`, `/readyz`) kept whatever the answer, or a section (the path's first
+//! segment, `/docs`) kept for an answer of 2xx or 3xx; any other answer is labelled
+//! `unmatched` (a 404) or `other`.
 
 use std::borrow::Cow;
 use std::pin::Pin;
@@ -21,30 +21,32 @@ use actix_web::middleware::Next;
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpMessage, HttpRequest};
 use prometheus::{
-    Encoder, Gauge, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
-    IntGaugeVec, Opts, Registry, TextEncoder,
+    Encoder, Gauge, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts,
+    Registry, TextEncoder,
 };
 
+use crate::api::FilterSets;
 use crate::error::ApiError;
-use crate::release::Release;
+use crate::release::{DbMetrics, Release};
 
 /// Request durations, in seconds: from a 1 ms page to a 30,000-row page sent to a slow client.
 const DURATION_BUCKETS: &[f64] = &[
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
 ];
-/// Waits for an SQLite connection, in seconds: none, up to the pool's 10 s limit.
-const POOL_WAIT_BUCKETS: &[f64] = &[
-    0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 10.0,
-];
 
-/// The route template that answered a request: its `endpoint` label.
+/// What a request's `endpoint` label is made from (see the module's documentation).
 #[derive(Clone, Debug)]
-pub struct Endpoint(pub Cow<'static, str>);
+pub enum Label {
+    /// A route template (`/api/raw-counts`, not its query or ids), whatever the answer.
+    Template(Cow<'static, str>),
+    /// The path's first segment, for an answer of 2xx or 3xx.
+    Section(String),
+}
 
-impl Endpoint {
-    /// Names the route answering `req`, as a template (`/api/raw-counts`, not its query or ids).
-    pub fn name(req: &HttpRequest, template: impl Into<Cow<'static, str>>) {
-        req.extensions_mut().insert(Endpoint(template.into()));
+impl Label {
+    /// Labels the request.
+    pub fn set(self, req: &HttpRequest) {
+        req.extensions_mut().insert(self);
     }
 }
 
@@ -63,16 +65,6 @@ struct HttpMetrics {
     duration: HistogramVec,
     in_flight: IntGauge,
     bytes: IntCounterVec,
-}
-
-/// What the SQLite layer counts: waits for a connection, queries stopped at their time limit,
-/// and release switches.
-pub struct DbMetrics {
-    pub pool_wait: Histogram,
-    pub pool_timeouts: IntCounter,
-    pub query_timeouts: IntCounter,
-    pub switches: IntCounter,
-    pub refusals: IntCounter,
 }
 
 /// The release in service, set from it at each scrape.
@@ -129,37 +121,6 @@ impl HttpMetrics {
                     ),
                     &["endpoint"],
                 )?,
-            )?,
-        })
-    }
-}
-
-impl DbMetrics {
-    fn new(r: &Registry) -> prometheus::Result<Self> {
-        let counter =
-            |name: &str, help: &str| register(r, IntCounter::with_opts(opts(name, help))?);
-        let pool_wait = HistogramOpts::new(
-            "roadtraffic_sqlite_pool_wait_seconds",
-            "Time a query waited for an SQLite connection",
-        )
-        .buckets(POOL_WAIT_BUCKETS.to_vec());
-        Ok(DbMetrics {
-            pool_wait: register(r, Histogram::with_opts(pool_wait)?)?,
-            pool_timeouts: counter(
-                "roadtraffic_sqlite_pool_timeouts_total",
-                "Requests answered 503 because no SQLite connection was free in time",
-            )?,
-            query_timeouts: counter(
-                "roadtraffic_sqlite_query_timeouts_total",
-                "Queries stopped at --query-timeout (answered 503)",
-            )?,
-            switches: counter(
-                "roadtraffic_release_switches_total",
-                "New files renamed over --db and switched to",
-            )?,
-            refusals: counter(
-                "roadtraffic_release_refusals_total",
-                "New files renamed over --db that could not be served (the old release kept)",
             )?,
         })
     }
@@ -226,8 +187,10 @@ impl ReleaseGauges {
         let busy = i64::from(pool.connections) - idle;
         self.connections.with_label_values(&["busy"]).set(busy);
         self.connections.with_label_values(&["idle"]).set(idle);
+        let filter_sets = release.kept.get::<FilterSets>();
+        let bytes = filter_sets.map_or(0, |sets| sets.bytes());
         self.filter_set_bytes
-            .set(release.filter_sets.bytes().try_into().unwrap_or(i64::MAX));
+            .set(bytes.try_into().unwrap_or(i64::MAX));
     }
 }
 
@@ -299,20 +262,12 @@ pub async fn observe(
 
 /// The endpoint label of an answered request (see the module's documentation).
 fn endpoint_of(req: &HttpRequest, status: StatusCode) -> Cow<'static, str> {
-    if let Some(Endpoint(name)) = req.extensions().get::<Endpoint>() {
-        return name.clone();
-    }
-    if let Some(pattern) = req.match_pattern() {
-        return pattern.into();
-    }
-    if status.is_success() || status.is_redirection() {
-        let first = req.path().split('/').nth(1).unwrap_or("");
-        return format!("/{first}").into();
-    }
-    if status == StatusCode::NOT_FOUND {
-        "unmatched".into()
-    } else {
-        "other".into()
+    let succeeded = status.is_success() || status.is_redirection();
+    match req.extensions().get::<Label>() {
+        Some(Label::Template(template)) => template.clone(),
+        Some(Label::Section(section)) if succeeded => section.clone().into(),
+        _ if status == StatusCode::NOT_FOUND => "unmatched".into(),
+        _ => "other".into(),
     }
 }
 

@@ -2,13 +2,13 @@
 //! outside the API's base path.
 //!
 //! - `metrics`: the Prometheus registry, and the middleware that counts every request by its
-//!   endpoint (the route template, never the raw path) and status;
+//!   endpoint label (given by the route table, never the raw path) and status;
 //! - `probes`: liveness (`/healthz`: the process answers) and readiness (`/readyz`: a loaded
 //!   file is open and queryable, and the server is not stopping).
 //!
-//! Their handlers are in `routes/ops.rs`.
+//! Their routes are in the route table (`crate::routes::table`), like every other.
 
 pub mod metrics;
 pub mod probes;
 
-pub use metrics::{DbMetrics, Endpoint, Metrics};
+pub use metrics::Metrics;

@@ -12,7 +12,7 @@ use roadtraffic_catalog::json;
 
 use crate::error::ApiError;
 use crate::release::Release;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// `/healthz`: the process answers.
 pub fn alive() -> HttpResponse {

@@ -10,11 +10,11 @@ use bytes::Bytes;
 
 use roadtraffic_catalog::Dataset;
 
-use crate::api::{query, Envelope, ListRequest};
-use crate::cache::Form;
+use crate::api::{query, Envelope, FilterSets, ListRequest};
+use crate::cache::{Encoding, ResponseCache};
 use crate::error::ApiError;
 use crate::release::Release;
-use crate::startup::AppState;
+use crate::state::AppState;
 use crate::stream::{self, Written};
 
 pub async fn list(
@@ -23,7 +23,6 @@ pub async fn list(
     dataset: &'static Dataset,
     envelope: Envelope,
 ) -> Result<HttpResponse, ApiError> {
-    super::only_get(req)?;
     let config = &state.config;
     let params = query::parse(req.query_string());
     let mut request = ListRequest::parse(dataset, &params, config.max_page_size)?;
@@ -32,60 +31,65 @@ pub async fn list(
     let base = super::public_base(req, config.public_url.as_deref());
     let url = format!("{base}{}", req.path().trim_end_matches('/'));
     let key = request.canonical(&url, &params);
-    let form = Form::negotiate(req, config.compress);
-    let etag = etag(&release, &key, form);
+    let encoding = Encoding::negotiate(req, config.compress);
+    let responses = state.responses(&release);
+    let etag = etag(&release, &key, encoding);
     if matches_etag(req, &etag) {
         return Ok(HttpResponse::NotModified()
             .insert_header((header::ETAG, etag))
             .finish());
     }
-    if let Some(body) = kept(&release, &key, form).await? {
-        return Ok(whole(body, form, etag));
+    if let Some(body) = kept(&responses, &key, encoding).await? {
+        return Ok(whole(body, encoding, etag));
     }
     let permit = state.heavy_permit(request.rows_asked()).await?;
     let time_limit = Duration::from_millis(config.query_timeout);
-    let writer = release.clone();
+    let filter_sets = FilterSets::of(&release, config.filter_set_bytes());
     let written = stream::run(move |flush| {
         let _permit = permit;
-        request.run(&writer, &url, &params, time_limit, flush)
+        request.run(&release, &filter_sets, &url, &params, time_limit, flush)
     })
     .await?;
     Ok(match written {
         Written::Whole(body) => {
-            let (body, form) = keep(release, key, body, form).await?;
-            whole(body, form, etag)
+            let (body, encoding) = keep(responses, key, body, encoding).await?;
+            whole(body, encoding, etag)
         }
         Written::Streamed(chunks) => json_response(etag).streaming(chunks),
     })
 }
 
-/// The body kept for `key` in `form`, or made from the plain body kept for it. Encoding runs
+/// The body kept for `key` in `encoding`, or made from the plain body kept for it. Encoding runs
 /// on the blocking pool: gzip or brotli of a page takes milliseconds, which on this thread
 /// would hold up every other connection of the worker.
-async fn kept(release: &Arc<Release>, key: &str, form: Form) -> Result<Option<Bytes>, ApiError> {
-    let found = release.responses.get(key, form);
-    if found.is_some() || form == Form::Identity {
+async fn kept(
+    responses: &Arc<ResponseCache>,
+    key: &str,
+    encoding: Encoding,
+) -> Result<Option<Bytes>, ApiError> {
+    let found = responses.get(key, encoding);
+    if found.is_some() || encoding == Encoding::Identity {
         return Ok(found);
     }
-    let (release, key) = (release.clone(), key.to_string());
-    web::block(move || release.responses.encode_kept(&key, form))
+    let (responses, key) = (responses.clone(), key.to_string());
+    web::block(move || responses.encode_kept(&key, encoding))
         .await
         .map_err(ApiError::internal)
 }
 
-/// Keeps a finished body and gives it back in `form` (see `ResponseCache::keep`); encoded on
+/// Keeps a finished body and gives it back in `encoding` (see `ResponseCache::keep`); encoded on
 /// the blocking pool, as in `kept` (with the cache off, the compression middleware encodes it,
 /// off this thread too).
 async fn keep(
-    release: Arc<Release>,
+    responses: Arc<ResponseCache>,
     key: String,
     body: Vec<u8>,
-    form: Form,
-) -> Result<(Bytes, Form), ApiError> {
-    if form == Form::Identity || !release.responses.is_on() {
-        return Ok(release.responses.keep(key, body, form));
+    encoding: Encoding,
+) -> Result<(Bytes, Encoding), ApiError> {
+    if encoding == Encoding::Identity || !responses.is_on() {
+        return Ok(responses.keep(key, body, encoding));
     }
-    web::block(move || release.responses.keep(key, body, form))
+    web::block(move || responses.keep(key, body, encoding))
         .await
         .map_err(ApiError::internal)
 }
@@ -97,20 +101,20 @@ fn json_response(etag: String) -> HttpResponseBuilder {
     head
 }
 
-/// A whole body, in its form: an encoded one says so (and compression leaves it alone).
-fn whole(body: Bytes, form: Form, etag: String) -> HttpResponse {
+/// A whole body, in its encoding: an encoded one says so (and compression leaves it alone).
+fn whole(body: Bytes, encoding: Encoding, etag: String) -> HttpResponse {
     let mut head = json_response(etag);
-    if let Some(encoding) = form.content_encoding() {
+    if let Some(encoding) = encoding.content_encoding() {
         head.insert_header((header::CONTENT_ENCODING, encoding));
     }
     head.body(body)
 }
 
 /// The ETag of a response: the loaded file and the request, in its canonical form (weak for
-/// an encoded body: `Form::etag`).
-fn etag(release: &Release, canonical: &str, form: Form) -> String {
+/// an encoded body: `Encoding::etag`).
+fn etag(release: &Release, canonical: &str, encoding: Encoding) -> String {
     let request = roadtraffic_catalog::stable_hash(canonical);
-    form.etag(format!("\"{}-{request:x}\"", release.tag))
+    encoding.etag(format!("\"{}-{request:x}\"", release.tag))
 }
 
 /// `If-None-Match`, compared weakly as HTTP says: `W/"x"` matches `"x"` and `"x"` matches

@@ -1,32 +1,26 @@
-//! `<base-path>/releases/latest/changes`: what changed with the release being served, since
+//! `<base-path>/releases/latest/changes` (`table::CHANGES_PATH`): what changed with the release being served, since
 //! the file its load replaced (rows added, removed and changed per table and year, count
 //! points new and retired, the largest revisions), as JSON: the report the loader printed and
 //! kept in the file (`roadtraffic_catalog::changes::ChangeReport`). A mirror's own path: the
 //! public service has no such endpoint.
 
-use actix_web::http::{header, Method};
+use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 
-use crate::cache::Form;
+use crate::cache::Encoding;
 use crate::error::ApiError;
-use crate::startup::AppState;
+use crate::state::AppState;
 use crate::stream;
 
-/// The path under the base path.
-pub const PATH: &str = "/releases/latest/changes";
-
 pub async fn latest(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiError> {
-    if req.method() != Method::GET && req.method() != Method::HEAD {
-        return Err(ApiError::MethodNotAllowed(req.method().to_string()));
-    }
     let release = state.current.get()?;
     // With `--compress` the compression middleware encodes the body: its tag is then weak.
-    let form = Form::negotiate(req, state.config.compress);
+    let encoding = Encoding::negotiate(req, state.config.compress);
     let mut head = HttpResponse::Ok();
     head.insert_header((header::CONTENT_TYPE, "application/json"))
         .insert_header((
             header::ETAG,
-            form.etag(format!("\"{}-changes\"", release.tag)),
+            encoding.etag(format!("\"{}-changes\"", release.tag)),
         ));
     stream::respond(head, move |_| {
         let report = release.changes()?.ok_or_else(|| {

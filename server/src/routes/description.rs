@@ -3,26 +3,32 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 
-use super::{only_get, public_base};
+use super::public_base;
+use crate::description::Description;
 use crate::error::ApiError;
 use crate::html;
-use crate::startup::AppState;
+use crate::state::AppState;
 
-pub fn openapi(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiError> {
-    only_get(req)?;
+pub fn openapi(
+    req: &HttpRequest,
+    state: &AppState,
+    description: &Description,
+) -> Result<HttpResponse, ApiError> {
     let base = public_base(req, state.config.public_url.as_deref());
-    let body = state.description.openapi_json(&base);
+    let body = description.openapi_json(&base);
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "application/json"))
         .body(body))
 }
 
-pub async fn docs(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiError> {
-    only_get(req)?;
+pub async fn docs(
+    state: &AppState,
+    description: &std::sync::Arc<Description>,
+) -> Result<HttpResponse, ApiError> {
     let release = state.current.get()?;
     let page = actix_web::web::block({
         let config = state.config.clone();
-        let description = state.description.clone();
+        let description = description.clone();
         move || description.docs_page(&release, &config)
     })
     .await

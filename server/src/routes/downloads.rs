@@ -5,17 +5,14 @@ use actix_web::{HttpRequest, HttpResponse};
 
 use roadtraffic_catalog::Dataset;
 
-use super::only_get;
-use crate::api::{query, ListRequest};
-use crate::description::openapi::Form;
+use crate::api::{query, Format, ListRequest};
 use crate::downloads::{self, Download, Export};
 use crate::error::ApiError;
 use crate::html;
-use crate::startup::AppState;
+use crate::state::AppState;
 use crate::stream;
 
-pub async fn page(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiError> {
-    only_get(req)?;
+pub async fn page(state: &AppState) -> Result<HttpResponse, ApiError> {
     let release = state.current.get()?;
     let base = state.config.base_path().to_string();
     let content = actix_web::web::block(move || downloads::page(&release, &base))
@@ -34,7 +31,6 @@ pub async fn file(
     state: &AppState,
     path: &str,
 ) -> Result<HttpResponse, ApiError> {
-    only_get(req)?;
     let Some(download) = downloads::resolve(path) else {
         return Err(super::not_found(req));
     };
@@ -63,19 +59,18 @@ pub async fn listing(
     req: &HttpRequest,
     state: &AppState,
     dataset: &'static Dataset,
-    form: Form,
+    format: Format,
 ) -> Result<HttpResponse, ApiError> {
-    only_get(req)?;
     let params = query::parse(req.query_string());
     let request = ListRequest::whole(dataset, &params)?;
-    let export = match form {
-        Form::Ndjson => Export::Ndjson,
+    let export = match format {
+        Format::Ndjson => Export::Ndjson,
         _ => Export::Csv(downloads::layout::Layout::fields(&request.fields)),
     };
     let name = format!(
         "{}{}",
         dataset.paths[0].trim_start_matches('/').replace('/', "-"),
-        form.suffix()
+        format.suffix()
     );
     let download = Download {
         request,
@@ -83,7 +78,7 @@ pub async fn listing(
         name,
         area: None,
     };
-    send(state, state.current.get()?, download, form.content_type()).await
+    send(state, state.current.get()?, download, format.content_type()).await
 }
 
 async fn send(

@@ -1,48 +1,62 @@
-//! Which handler answers a request. Under the API base path: the public API's endpoints
-//! (`api.rs`), their CSV and NDJSON forms (`downloads.rs`), its OpenAPI description
-//! (`description.rs`) and what changed with the loaded release (`changes.rs`); under the
-//! legacy base path, the same listings in the 2019-2020 envelope; anything else under either
-//! is the public service's JSON 404. Outside them: `/docs`, `/downloads`, the website's pages
-//! and assets (`crate::site`), an HTML 404 for a browser, the JSON 404 for anyone else. Rate
-//! limiting, when on, wraps every answer.
-//!
-//! The operator's endpoints (`ops.rs`: `/healthz`, `/readyz`, `/metrics`) come before all
-//! of these, outside the API and its rate limit.
+//! Which handler answers a request: the path parsed once by the route table (`table`) into a
+//! [`Route`], and that value matched here to its handler: the API's listings (`api.rs`), their
+//! CSV and NDJSON forms and the downloads (`downloads.rs`), the description (`description.rs`),
+//! what changed with the loaded release (`changes.rs`), the operator's endpoints (`ops.rs`),
+//! the website (`crate::site`). The route also gives the metric label and whether only GET
+//! and HEAD are answered (one guard, here). The operator's endpoints come before the
+//! preflight and the rate limit, which wraps every other answer.
 
 mod api;
 mod changes;
 mod description;
 mod downloads;
 mod ops;
+pub mod table;
+
+use std::sync::Arc;
 
 use actix_web::http::{header, Method};
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 
-use roadtraffic_catalog::{Dataset, DATASETS};
-
-use crate::api::{query, Envelope};
-use crate::description::openapi::Form;
+use crate::api::{query, Format};
+use crate::description::Description;
 use crate::error::ApiError;
-use crate::ops::Endpoint;
-use crate::startup::AppState;
+use crate::html;
+use crate::ops::metrics::{Label, Metrics};
+use crate::ratelimit::Limiter;
+use crate::state::AppState;
+pub use table::{Route, RouteTable};
 
-pub async fn dispatch(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+/// What the handlers are handed: the shared state, and each room's own.
+pub struct Router {
+    pub state: AppState,
+    pub table: RouteTable,
+    pub description: Arc<Description>,
+    pub metrics: web::Data<Metrics>,
+    pub limiter: Option<Limiter>,
+}
+
+pub async fn dispatch(req: HttpRequest, router: web::Data<Router>) -> HttpResponse {
+    let route = router.table.route(req.path());
+    let label = match route {
+        _ if req.method() == Method::OPTIONS && !route.is_operations() => {
+            Label::Template("preflight".into())
+        }
+        _ => router.table.label(&route, req.path()),
+    };
+    label.set(&req);
     // Probes and metrics first: outside the API, never rate limited.
-    if let Some(response) = ops::answer(&req, &state).await {
-        return response;
+    if route.is_operations() {
+        return answer(&req, &router, route).await;
     }
-    name_endpoint(&req, &state);
-    let Some(limiter) = &state.limiter else {
-        return route(&req, &state)
-            .await
-            .unwrap_or_else(|e| e.error_response());
+    let Some(limiter) = &router.limiter else {
+        return answer(&req, &router, route).await;
     };
     // With rate limiting on, every response carries the limit and what is left of it.
-    let (limit, remaining, result) = match limiter.check(&req) {
-        Ok((limit, remaining)) => (limit, remaining, route(&req, &state).await),
-        Err(e) => (limiter.per_minute(), 0, Err(e)),
+    let (limit, remaining, mut response) = match limiter.check(&req) {
+        Ok((limit, remaining)) => (limit, remaining, answer(&req, &router, route).await),
+        Err(e) => (limiter.per_minute(), 0, e.error_response()),
     };
-    let mut response = result.unwrap_or_else(|e| e.error_response());
     for (name, value) in [
         ("x-ratelimit-limit", limit),
         ("x-ratelimit-remaining", remaining),
@@ -55,111 +69,53 @@ pub async fn dispatch(req: HttpRequest, state: web::Data<AppState>) -> HttpRespo
     response
 }
 
-async fn route(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiError> {
-    if req.method() == Method::OPTIONS {
+/// The answer to a request for `route`: its handler's, or its error as the route's audience
+/// reads it (an HTML page for the site's, JSON for anyone else).
+async fn answer(req: &HttpRequest, router: &Router, route: Route) -> HttpResponse {
+    let html = route.is_html();
+    match handle(req, router, route).await {
+        Ok(response) => response,
+        Err(e) if html => html::error_page(&e),
+        Err(e) => e.error_response(),
+    }
+}
+
+async fn handle(
+    req: &HttpRequest,
+    router: &Router,
+    route: Route,
+) -> Result<HttpResponse, ApiError> {
+    if req.method() == Method::OPTIONS && !route.is_operations() {
         return Ok(preflight());
     }
-    let path = req.path();
-    let legacy = (state.config.legacy_base_path())
-        .and_then(|base| path.strip_prefix(base))
-        .and_then(endpoint_for);
-    if let Some((dataset, Form::Json)) = legacy {
-        return api::list(req, state, dataset, Envelope::Legacy).await;
+    if route.get_only() && !matches!(*req.method(), Method::GET | Method::HEAD) {
+        return Err(ApiError::MethodNotAllowed(req.method().to_string()));
     }
-    let under_api = path.strip_prefix(state.config.base_path());
-    if let Some(rest) = under_api.filter(|r| r.is_empty() || r.starts_with('/')) {
-        return api_route(req, state, rest).await;
-    }
-    match path {
-        "/docs" | "/docs/" => description::docs(req, state).await,
-        // Where the public site keeps its API documentation.
-        "/docs/index.html" | "/api-documentation" => Ok(see_other("/docs")),
-        "/downloads" | "/downloads/" => downloads::page(req, state).await,
-        _ => match path.strip_prefix("/downloads/") {
-            Some(file) => downloads::file(req, state, file).await,
-            None => site_page(req, state).await,
-        },
-    }
-}
-
-/// The website's page at this path; else an HTML 404 for a browser, the JSON 404 for others.
-async fn site_page(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiError> {
-    if let Some(page) = crate::site::respond(req, state).await {
-        return Ok(page);
-    }
-    crate::site::not_found_for_browser(req).ok_or_else(|| not_found(req))
-}
-
-/// A path under the API base path.
-async fn api_route(
-    req: &HttpRequest,
-    state: &AppState,
-    rest: &str,
-) -> Result<HttpResponse, ApiError> {
-    match rest {
-        // A person opening the API's address in a browser finds its documentation.
-        "" | "/" => Ok(see_other("/docs")),
-        "/openapi.json" => description::openapi(req, state),
-        _ if rest.trim_end_matches('/') == changes::PATH => changes::latest(req, state).await,
-        _ => match endpoint_for(rest) {
-            Some((dataset, Form::Json)) => api::list(req, state, dataset, Envelope::Laravel).await,
-            Some((dataset, form)) => downloads::listing(req, state, dataset, form).await,
-            None => Err(not_found(req)),
-        },
-    }
-}
-
-/// Names the route a request is for, as `/metrics` labels it: a template, never the raw path
-/// (see `ops::metrics`). A new route names itself here or where it answers; one that does not
-/// is labelled by its first path segment when it succeeds.
-fn name_endpoint(req: &HttpRequest, state: &AppState) {
-    if req.method() == Method::OPTIONS {
-        return Endpoint::name(req, "preflight");
-    }
-    let path = req.path();
-    // The legacy base path serves the JSON form only.
-    let bases = [
-        Some((state.config.base_path(), true)),
-        state.config.legacy_base_path().map(|b| (b, false)),
-    ];
-    for (base, every_form) in bases.into_iter().flatten() {
-        let endpoint = path.strip_prefix(base).and_then(endpoint_for);
-        if let Some((dataset, form)) = endpoint.filter(|(_, f)| every_form || *f == Form::Json) {
-            return Endpoint::name(req, format!("{base}{}{}", dataset.paths[0], form.suffix()));
+    let state = &router.state;
+    match route {
+        Route::Health => Ok(crate::ops::probes::alive()),
+        Route::Ready => crate::ops::probes::readiness(state).await,
+        Route::Metrics => ops::metrics(state, &router.metrics),
+        Route::Listing(e, envelope) if e.format == Format::Json => {
+            api::list(req, state, e.dataset, envelope).await
         }
+        Route::Listing(e, _) => downloads::listing(req, state, e.dataset, e.format).await,
+        Route::ApiHome | Route::DocsMoved => Ok(see_other("/docs")),
+        Route::OpenApi => description::openapi(req, state, &router.description),
+        Route::Changes => changes::latest(req, state).await,
+        Route::Docs => description::docs(state, &router.description).await,
+        Route::DownloadsPage => downloads::page(state).await,
+        Route::Download(file) => downloads::file(req, state, &file).await,
+        Route::Page(page) => Ok(crate::site::respond(req, state, page).await),
+        Route::Asset(name) => Ok(crate::site::assets::serve(req, state, &name).await),
+        Route::ApiUnknown => Err(not_found(req)),
+        Route::Unknown => crate::site::not_found_for_browser(req).ok_or_else(|| not_found(req)),
     }
-}
-
-/// The dataset and form an API path (without the base path) names, if any.
-fn endpoint_for(path: &str) -> Option<(&'static Dataset, Form)> {
-    let path = path
-        .strip_suffix('/')
-        .filter(|p| !p.is_empty())
-        .unwrap_or(path);
-    Form::ALL.into_iter().find_map(|form| {
-        let endpoint = match form {
-            Form::Json => path,
-            _ => path.strip_suffix(form.suffix())?,
-        };
-        let dataset = DATASETS
-            .iter()
-            .copied()
-            .find(|d| d.paths.contains(&endpoint))?;
-        Some((dataset, form))
-    })
 }
 
 /// Laravel's 404, naming the path without its leading `/`.
 fn not_found(req: &HttpRequest) -> ApiError {
     ApiError::NotFound(query::url_decode(req.path().trim_start_matches('/')))
-}
-
-/// Everything but the API's listings answers GET and HEAD only.
-fn only_get(req: &HttpRequest) -> Result<(), ApiError> {
-    match *req.method() {
-        Method::GET | Method::HEAD => Ok(()),
-        _ => Err(ApiError::MethodNotAllowed(req.method().to_string())),
-    }
 }
 
 /// Scheme and host of this mirror as its users reach it: `--public-url`, else the request's.

@@ -15,31 +15,22 @@ mod pages;
 pub mod summary;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use actix_web::http::{header, Method};
+use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use maud::Markup;
 
-use crate::cache::Form;
+use crate::cache::Encoding;
 use crate::error::ApiError;
 use crate::html;
 use crate::release::Release;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 pub use summary::Summary;
 
-/// The answer to a request for a page of the site, or `None` when the path is not the site's.
-pub async fn respond(req: &HttpRequest, state: &AppState) -> Option<HttpResponse> {
-    let page = Page::of(req.path())?;
-    if req.method() != Method::GET && req.method() != Method::HEAD {
-        return Some(html::error_page(&ApiError::MethodNotAllowed(
-            req.method().to_string(),
-        )));
-    }
-    if let Page::Asset(name) = &page {
-        return Some(assets::serve(req, state, name).await);
-    }
+/// The answer to a request for a page of the site (its assets are `assets::serve`'s).
+pub async fn respond(req: &HttpRequest, state: &AppState, page: Page) -> HttpResponse {
     let query = req.query_string().to_string();
     let key = format!("site {}?{query}", req.path());
     let result = render(state, key, move |view| page.render(view, &query)).await;
@@ -48,7 +39,7 @@ pub async fn respond(req: &HttpRequest, state: &AppState) -> Option<HttpResponse
     if let Some(link) = canonical(req, state.config.public_url.as_deref()).filter(|_| found) {
         response.headers_mut().insert(header::LINK, link);
     }
-    Some(response)
+    response
 }
 
 /// Behind a reverse proxy (`--public-url`), where a page lives for the world: a `Link` header
@@ -72,42 +63,20 @@ pub fn not_found_for_browser(req: &HttpRequest) -> Option<HttpResponse> {
         .then(|| html::error_page(&ApiError::NotFound(req.path().to_string())))
 }
 
-/// The site's paths.
+/// The site's pages (their paths are parsed in `crate::routes::table`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Page {
+pub enum Page {
     Home,
     Regions,
+    /// `None`: a path under `/regions/` that names no id.
     Region(Option<i64>),
     LocalAuthorities,
     LocalAuthority(Option<i64>),
     CountPoint(Option<i64>),
     About,
-    Asset(String),
 }
 
 impl Page {
-    fn of(path: &str) -> Option<Page> {
-        let trimmed = path.strip_suffix('/').filter(|p| !p.is_empty());
-        let path = trimmed.unwrap_or(path);
-        let id = |s: &str| s.parse::<i64>().ok().filter(|id| *id >= 0);
-        Some(match path {
-            "/" => Page::Home,
-            "/regions" => Page::Regions,
-            "/local-authorities" => Page::LocalAuthorities,
-            "/about" => Page::About,
-            _ => {
-                let (kind, rest) = path[1..].split_once('/')?;
-                match kind {
-                    "regions" => Page::Region(id(rest)),
-                    "local-authorities" => Page::LocalAuthority(id(rest)),
-                    "manualcountpoints" => Page::CountPoint(id(rest)),
-                    "assets" => Page::Asset(rest.to_string()),
-                    _ => return None,
-                }
-            }
-        })
-    }
-
     fn render(self, view: &View, query: &str) -> Result<Markup, ApiError> {
         let missing = || ApiError::NotFound(String::new());
         match self {
@@ -120,7 +89,6 @@ impl Page {
             }
             Page::CountPoint(id) => pages::count_point::render(view, id.ok_or_else(missing)?),
             Page::About => pages::about::render(view),
-            Page::Asset(_) => Err(missing()),
         }
     }
 }
@@ -143,41 +111,34 @@ where
     F: FnOnce(&View) -> Result<Markup, ApiError> + Send + 'static,
 {
     let release = state.current.get()?;
-    if let Some(kept) = release.responses.get(&key, Form::Identity) {
+    let responses = state.responses(&release);
+    if let Some(kept) = responses.get(&key, Encoding::Identity) {
         return Ok(html::send_page(kept));
     }
-    let cache = release.clone();
     let time_limit = Duration::from_millis(state.config.query_timeout);
     let api_base = state.config.base_path().to_string();
     let markup = web::block(move || {
-        let conn = release.pool.get()?;
-        let summary = summary::of(&release, &conn)?;
-        let started = Instant::now();
-        conn.progress_handler(10_000, Some(move || started.elapsed() > time_limit))?;
+        let summary = summary::of(&release, &*release.connection()?)?;
+        let conn = release.timed_connection(time_limit)?;
         let view = View {
             release: &release,
             conn: &conn,
             summary: &summary,
             api_base: &api_base,
         };
-        let result = page(&view);
-        // The connection goes back to the pool without the handler, whatever happened.
-        conn.progress_handler(0, None::<fn() -> bool>)?;
-        result
+        page(&view)
     })
     .await
     .map_err(ApiError::internal)??;
-    let (page, _) = cache
-        .responses
-        .keep(key, markup.into_string().into_bytes(), Form::Identity);
+    let (page, _) = responses.keep(key, markup.into_string().into_bytes(), Encoding::Identity);
     Ok(html::send_page(page))
 }
 
 /// The summary of the release being served, learnt now if it was not yet.
 pub async fn current_summary(state: &AppState) -> Result<(Arc<Release>, Arc<Summary>), ApiError> {
     let release = state.current.get()?;
-    if let Some(summary) = release.site.get() {
-        return Ok((release.clone(), summary.clone()));
+    if let Some(summary) = release.kept.get::<Summary>() {
+        return Ok((release.clone(), summary));
     }
     let summary = web::block(move || {
         let conn = release.pool.get()?;

@@ -83,27 +83,21 @@ impl Summary {
     }
 }
 
-/// The summary of a release, learnt on first use.
+/// The summary of a release, learnt on first use and kept with it (two requests may learn it
+/// at once: the first kept wins, both are the same).
 pub fn of(release: &Release, conn: &rusqlite::Connection) -> Result<Arc<Summary>, ApiError> {
-    if let Some(summary) = release.site.get() {
-        return Ok(summary.clone());
-    }
-    let started = std::time::Instant::now();
-    let summary = Arc::new(learn(conn)?);
-    log::info!(
-        "site summary learnt in {} ms ({} count points, map data {} bytes, {} gzipped)",
-        started.elapsed().as_millis(),
-        summary.count_points,
-        summary.points.bytes.len(),
-        summary.points.gzipped.len()
-    );
-    // Two requests may learn it at once: the first kept wins, both are the same.
-    let _ = release.site.set(summary);
-    release
-        .site
-        .get()
-        .cloned()
-        .ok_or_else(|| ApiError::internal("site summary not kept"))
+    release.kept.get_or_make(|| {
+        let started = std::time::Instant::now();
+        let summary = learn(conn)?;
+        log::info!(
+            "site summary learnt in {} ms ({} count points, map data {} bytes, {} gzipped)",
+            started.elapsed().as_millis(),
+            summary.count_points,
+            summary.points.bytes.len(),
+            summary.points.gzipped.len()
+        );
+        Ok(summary)
+    })
 }
 
 fn learn(conn: &rusqlite::Connection) -> Result<Summary, ApiError> {

@@ -10,10 +10,11 @@ pub mod regions;
 use maud::{html, Markup};
 use rusqlite::types::Value;
 
+use crate::assets;
 use crate::error::ApiError;
 use crate::site::chart::{line_chart, LineChart, Series};
 use crate::site::summary::Summary;
-use crate::site::{assets, format, View};
+use crate::site::{format, View};
 
 /// What a map shows first: everything, or the points of one area or one count point.
 pub enum Focus {

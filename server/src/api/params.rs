@@ -1,12 +1,11 @@
-//! A listing request, parsed and checked against the catalogue: which rows (filters), in which
-//! order (sort), which fields, which page. Anything wrong is a 400 that says what.
+//! A listing's parameters checked against the catalogue: which rows (filters), in which order
+//! (sort), which fields, which page. Anything wrong is a 400 that says what.
 
 use rusqlite::types::Value as SqlValue;
 
 use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD};
 
 use super::envelope::PageNumber;
-use super::legacy::Envelope;
 use super::query::{self, Param, Params};
 use crate::error::ApiError;
 
@@ -19,20 +18,6 @@ pub enum Condition {
     In(&'static Column, Vec<SqlValue>),
     /// Matches nothing (`count_method=estimated` on raw counts).
     Nothing,
-}
-
-/// A listing request, checked.
-#[derive(Debug)]
-pub struct ListRequest {
-    pub dataset: &'static Dataset,
-    pub conditions: Vec<Condition>,
-    /// (column, descending)
-    pub sort: Vec<(&'static Column, bool)>,
-    pub fields: Vec<&'static Column>,
-    /// (number, size) for paginated endpoints.
-    pub page: Option<(PageNumber, i64)>,
-    /// Today's envelope, or the 2019-2020 one (chosen by the base path).
-    pub envelope: Envelope,
 }
 
 fn bad(message: String) -> ApiError {
@@ -111,80 +96,6 @@ fn count_method(d: &'static Dataset, values: &[&str]) -> Result<Option<Condition
     })
 }
 
-impl ListRequest {
-    pub fn parse(
-        d: &'static Dataset,
-        params: &Params,
-        max_page_size: i64,
-    ) -> Result<Self, ApiError> {
-        Ok(ListRequest {
-            dataset: d,
-            conditions: conditions(d, params)?,
-            sort: sort(d, params)?,
-            fields: fields(d, params)?,
-            page: match d.paginated {
-                true => Some(page(params, max_page_size)?),
-                false => None,
-            },
-            envelope: Envelope::Laravel,
-        })
-    }
-
-    /// The request for every matching record at once (the CSV and NDJSON forms): its filters,
-    /// sort and fields, no page.
-    pub fn whole(d: &'static Dataset, params: &Params) -> Result<Self, ApiError> {
-        Ok(ListRequest {
-            dataset: d,
-            conditions: conditions(d, params)?,
-            sort: sort(d, params)?,
-            fields: fields(d, params)?,
-            page: None,
-            envelope: Envelope::Laravel,
-        })
-    }
-
-    /// Every record whose `column` is `value`, all fields, in id order (a split file).
-    pub fn matching(d: &'static Dataset, column: &'static Column, value: i64) -> Self {
-        ListRequest {
-            dataset: d,
-            conditions: vec![Condition::In(column, vec![SqlValue::Integer(value)])],
-            sort: Vec::new(),
-            fields: d.stored_columns().collect(),
-            page: None,
-            envelope: Envelope::Laravel,
-        }
-    }
-
-    /// Every record, all fields, in id order (a national file).
-    pub fn everything(d: &'static Dataset) -> Self {
-        ListRequest {
-            dataset: d,
-            conditions: Vec::new(),
-            sort: Vec::new(),
-            fields: d.stored_columns().collect(),
-            page: None,
-            envelope: Envelope::Laravel,
-        }
-    }
-
-    /// The request in one canonical form: the endpoint's URL, and its query as its page URLs
-    /// write it, with the page asked for. Requests of the same canonical form have the same
-    /// response, whatever the parameters' encoding, repetitions, empty values or the order of
-    /// `page[...]`'s keys; the order of the others changes the page URLs, so it stays.
-    pub fn canonical(&self, url: &str, params: &Params) -> String {
-        let page = self
-            .page
-            .as_ref()
-            .map_or(PageNumber::Small(1), |(n, _)| n.clone());
-        format!("{url}?{}", query::page_query(params, &page))
-    }
-
-    /// How many rows the request may answer with (unpaginated lists are small).
-    pub fn rows_asked(&self) -> i64 {
-        self.page.as_ref().map_or(0, |(_, size)| *size)
-    }
-}
-
 /// `filter[name]=v`, and the bare `name=v` for names this endpoint filters on.
 fn given_filters<'p>(
     d: &Dataset,
@@ -218,7 +129,7 @@ fn given_filters<'p>(
     Ok(given)
 }
 
-fn conditions(d: &'static Dataset, params: &Params) -> Result<Vec<Condition>, ApiError> {
+pub fn conditions(d: &'static Dataset, params: &Params) -> Result<Vec<Condition>, ApiError> {
     let mut conditions = Vec::new();
     for (name, value) in given_filters(d, params)? {
         let values = list(text_param(&format!("filter[{name}]"), value)?);
@@ -242,7 +153,10 @@ fn conditions(d: &'static Dataset, params: &Params) -> Result<Vec<Condition>, Ap
 }
 
 /// `sort=a,-b`: ascending, `-` for descending.
-fn sort(d: &'static Dataset, params: &Params) -> Result<Vec<(&'static Column, bool)>, ApiError> {
+pub fn sort(
+    d: &'static Dataset,
+    params: &Params,
+) -> Result<Vec<(&'static Column, bool)>, ApiError> {
     let Some(p) = query::get(params, "sort") else {
         return Ok(Vec::new());
     };
@@ -269,7 +183,7 @@ fn sort(d: &'static Dataset, params: &Params) -> Result<Vec<(&'static Column, bo
 }
 
 /// `fields=a,b` (or JSON:API's `fields[type]=a,b`): those fields only, in record order.
-fn fields(d: &'static Dataset, params: &Params) -> Result<Vec<&'static Column>, ApiError> {
+pub fn fields(d: &'static Dataset, params: &Params) -> Result<Vec<&'static Column>, ApiError> {
     let mut fields: Vec<&'static Column> = d.stored_columns().collect();
     let wanted = match query::get(params, "fields") {
         None => return Ok(fields),
@@ -303,7 +217,7 @@ fn fields(d: &'static Dataset, params: &Params) -> Result<Vec<&'static Column>, 
 }
 
 /// `page[number]` and `page[size]`.
-fn page(params: &Params, max_page_size: i64) -> Result<(PageNumber, i64), ApiError> {
+pub fn page(params: &Params, max_page_size: i64) -> Result<(PageNumber, i64), ApiError> {
     let page_map = match query::get(params, "page") {
         Some(Param::Map(m)) => m.as_slice(),
         _ => &[],
@@ -354,25 +268,4 @@ fn page_size(page: &[(String, Param)], max: i64) -> Result<i64, ApiError> {
                 "page[size] must be an integer from 1 to {max}, not `{text}`."
             ))
         })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use roadtraffic_catalog::DATASETS;
-
-    proptest::proptest! {
-        /// Any parameters give a request or a 400 that says what is wrong, on every endpoint.
-        #[test]
-        fn any_parameters_give_a_request_or_a_400(query in "[a-z_\\[\\]=&,%0-9.-]{0,150}") {
-            let params = query::parse(&query);
-            for d in DATASETS {
-                match ListRequest::parse(d, &params, 100_000) {
-                    Ok(_) => {}
-                    Err(ApiError::BadRequest(message)) => proptest::prop_assert!(!message.is_empty()),
-                    Err(other) => proptest::prop_assert!(false, "{other:?} for {query}"),
-                }
-            }
-        }
-    }
 }

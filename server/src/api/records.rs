@@ -1,10 +1,6 @@
-//! Writing a listing: its rows from SQLite straight to PHP-style JSON bytes, inside the
-//! Laravel envelope (or a bare array for the unpaginated endpoints), in chunks so that a page
-//! of any size is written in bounded memory.
-
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+//! A listing's records: its rows from SQLite straight to PHP-style JSON bytes, field by field,
+//! run by run, or copied whole from the records the loader wrote, flushed in chunks so that a
+//! page of any size is written in bounded memory.
 
 use std::ops::RangeInclusive;
 
@@ -12,90 +8,16 @@ use roadtraffic_catalog::legacy::{retired_fields, RetiredFields};
 use roadtraffic_catalog::record::{self, RecordLayout, RunFragments, SplitLayout};
 use rusqlite::types::ValueRef;
 
-use super::envelope;
-use super::legacy::{self, Envelope};
+use super::envelope::Envelope;
+use super::listing::ListRequest;
 use super::paging::RowQuery;
-use super::plan::{column_list, Sql, ThenJoin};
-use super::query::Params;
-use super::request::ListRequest;
+use super::plan::{column_list, Plan, Sql, ThenJoin};
 use crate::error::ApiError;
 use crate::release::Release;
-use crate::stream::{Body, Flush};
-
-impl ListRequest {
-    /// Runs the request and writes its body. Full chunks go to `flush` as they fill; the
-    /// last, partial chunk is returned. `path` is the absolute URL of the endpoint; `params`
-    /// the request's own. A query over `time_limit` (spent in SQLite: time waiting for the
-    /// client to take a chunk pushes the deadline back) is stopped with a 503.
-    pub fn run(
-        &self,
-        release: &Release,
-        path: &str,
-        params: &Params,
-        time_limit: Duration,
-        flush: &mut Flush,
-    ) -> Result<Vec<u8>, ApiError> {
-        let conn = release.connection()?;
-        let started = Instant::now();
-        let allowed = Arc::new(AtomicU64::new(time_limit.as_nanos() as u64));
-        let limit = allowed.clone();
-        let timeouts = release.metrics().query_timeouts.clone();
-        conn.progress_handler(
-            10_000,
-            Some(move || {
-                let over = started.elapsed().as_nanos() as u64 > limit.load(Ordering::Relaxed);
-                if over {
-                    timeouts.inc();
-                }
-                over
-            }),
-        )?;
-        let mut timed_flush = |chunk: Vec<u8>| {
-            let waiting = Instant::now();
-            let result = flush(chunk);
-            allowed.fetch_add(waiting.elapsed().as_nanos() as u64, Ordering::Relaxed);
-            result
-        };
-        let capacity = self.rows_asked().clamp(1, 1400) as usize * 800;
-        let mut body = Body::new(capacity, &mut timed_flush);
-        let result = self.write(&conn, release, path, params, &mut body);
-        // The connection goes back to the pool without the handler, whatever happened.
-        conn.progress_handler(0, None::<fn() -> bool>)?;
-        result.map(|()| body.buf)
-    }
-
-    fn write(
-        &self,
-        conn: &rusqlite::Connection,
-        release: &Release,
-        path: &str,
-        params: &Params,
-        body: &mut Body,
-    ) -> Result<(), ApiError> {
-        let mut record = JsonRecord::of(self, release);
-        let sql = record.sql(self);
-        if self.page.is_none() {
-            return write_rows(conn, &self.all_rows(&sql), &mut record, body);
-        }
-        let (page, rows) = self.page_rows(conn, release, &sql)?;
-        match self.envelope {
-            Envelope::Laravel => envelope::write_head(&mut body.buf, &page),
-            Envelope::Legacy => legacy::write_head(&mut body.buf),
-        }
-        match rows {
-            Some(query) => write_rows(conn, &query, &mut record, body)?,
-            None => body.buf.extend_from_slice(b"[]"),
-        }
-        match self.envelope {
-            Envelope::Laravel => envelope::write_tail(&mut body.buf, &page, path, params),
-            Envelope::Legacy => legacy::write_tail(&mut body.buf, &page, path, params),
-        }
-        Ok(())
-    }
-}
+use crate::stream::Body;
 
 /// The rows of a query as a JSON array of records.
-fn write_rows(
+pub fn write_rows(
     conn: &rusqlite::Connection,
     query: &RowQuery,
     record: &mut JsonRecord,
@@ -144,7 +66,7 @@ impl RunRecords {
     fn of(request: &ListRequest, retired: Option<&RetiredFields>) -> Option<Self> {
         let d = request.dataset;
         let (runs, own_values) = (d.runs_table()?, d.own_values_table()?);
-        if !request.keeps_runs_together() {
+        if !Plan(request).keeps_runs_together() {
             return None; // a run looked up per row would cost more than its columns
         }
         let layout = SplitLayout::new(d, &request.fields, retired);
@@ -227,7 +149,7 @@ impl JsonRecord {
     /// The request's SQL, selecting what this writer reads: the fields; the id, then the row's
     /// own values if the layout reads them; or the rendered record.
     pub fn sql(&self, request: &ListRequest) -> Sql {
-        let mut sql = request.sql();
+        let mut sql = Plan(request).sql();
         match self {
             JsonRecord::Fields(_) => {}
             JsonRecord::Split(split) => {

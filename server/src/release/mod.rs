@@ -1,13 +1,28 @@
-//! A loaded release: the SQLite file opened read-only behind a connection pool, with what the
-//! server learns about it once (row counts, filter sets), and its replacement when
-//! the loader renames a new file into place.
+//! A loaded release: the SQLite file opened read-only behind a connection pool, its metadata
+//! and row counts, and nothing of the layers above it: what they learn of a release they keep
+//! in its [`Kept`] values.
+//!
+//! - `current`: the release being served, replaced when the loader renames a new file in;
+//! - `time_limit`: connections whose queries stop at `--query-timeout`;
+//! - `metrics`: what the SQLite layer counts;
+//! - `kept`: one value per type that a layer above keeps per release.
+
+mod current;
+mod kept;
+mod metrics;
+mod time_limit;
+
+pub use current::Current;
+pub use kept::Kept;
+pub use metrics::DbMetrics;
+pub use time_limit::TimedConnection;
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use r2d2_sqlite::SqliteConnectionManager;
@@ -19,10 +34,7 @@ use roadtraffic_catalog::record::RecordLayout;
 use roadtraffic_catalog::schema::{self, metadata};
 use roadtraffic_catalog::{Dataset, DATASETS};
 
-use crate::api::FilterSets;
-use crate::cache::ResponseCache;
 use crate::error::ApiError;
-use crate::ops::DbMetrics;
 
 pub type Pool = r2d2::Pool<SqliteConnectionManager>;
 pub type PooledConnection = r2d2::PooledConnection<SqliteConnectionManager>;
@@ -66,11 +78,7 @@ pub struct Settings {
     pub connections: u32,
     /// SQLite's page cache, per connection, in KiB.
     pub cache_kib: u64,
-    /// What the learnt filter sets may hold, in bytes.
-    pub filter_set_bytes: usize,
     pub metrics: Arc<DbMetrics>,
-    /// The response cache's bound, in bytes (0: none).
-    pub response_cache_bytes: u64,
 }
 
 /// What a release says of itself in its metadata, and since when this server answers from it.
@@ -100,13 +108,9 @@ pub struct Release {
     pub about: About,
     /// Rows per table, and whether its ids are exactly 1..rows (page N is then an id range).
     rows: HashMap<&'static str, (i64, bool)>,
-    /// What has been learnt of the filter sets asked for.
-    pub filter_sets: FilterSets,
     metrics: Arc<DbMetrics>,
-    /// Finished responses of this file.
-    pub responses: ResponseCache,
-    /// What the website learns of the file once (its map data, areas, headline figures).
-    pub site: std::sync::OnceLock<Arc<crate::site::Summary>>,
+    /// What the layers above learn of this file and keep while it is served.
+    pub kept: Kept,
     /// The datasets whose whole records the file holds ready-written, in today's layout.
     rendered: HashSet<&'static str>,
     /// The datasets whose runs are long enough for records to be written run by run.
@@ -171,10 +175,8 @@ impl Release {
             tag,
             about,
             rows,
-            filter_sets: FilterSets::new(settings.filter_set_bytes),
             metrics: settings.metrics.clone(),
-            responses: ResponseCache::new(settings.response_cache_bytes),
-            site: std::sync::OnceLock::new(),
+            kept: Kept::default(),
             rendered,
             long_runs,
         })
@@ -350,7 +352,7 @@ pub fn is_stale_sample(path: &Path) -> bool {
         return false;
     };
     let value = |key| metadata_value(&conn, key).ok().flatten();
-    value(metadata::RELEASE).as_deref() == Some(crate::SAMPLE_RELEASE)
+    value(metadata::RELEASE).as_deref() == Some(crate::configuration::SAMPLE_RELEASE)
         && value(metadata::SCHEMA_VERSION) != Some(schema::version())
 }
 
@@ -377,79 +379,4 @@ fn rendered_records(conn: &rusqlite::Connection) -> Result<HashSet<&'static str>
         .filter(|d| tags.get(d.table) == Some(&RecordLayout::whole(d).tag()))
         .map(|d| d.table)
         .collect())
-}
-
-/// The release being served, replaced when a new file appears at the same path.
-pub struct Current {
-    path: PathBuf,
-    settings: Settings,
-    release: RwLock<Arc<Release>>,
-    /// A file found not servable, not tried again until another takes its place.
-    refused: Mutex<Option<FileIdentity>>,
-}
-
-impl Current {
-    pub fn open(path: &Path, settings: Settings) -> Result<Current, OpenError> {
-        let release = Release::open(path, &settings)?;
-        Ok(Current {
-            path: path.to_path_buf(),
-            settings,
-            release: RwLock::new(Arc::new(release)),
-            refused: Mutex::new(None),
-        })
-    }
-
-    /// The release a request works on from start to end: a swap never mixes two files in one
-    /// response, and the old file stays open until its last request is done.
-    pub fn get(&self) -> Result<Arc<Release>, ApiError> {
-        self.release
-            .read()
-            .map(|r| r.clone())
-            .map_err(|_| ApiError::internal("the release lock is poisoned"))
-    }
-
-    /// Opens the file again if it is not the one being served; keeps the old one (and says
-    /// why) if the new one cannot be served.
-    pub fn refresh(&self) {
-        let Ok(identity) = FileIdentity::of(&self.path) else {
-            return; // mid-rename or removed: keep serving what we have
-        };
-        // This thread alone writes these locks: a poisoned one still holds a whole value.
-        let mut refused = self.refused.lock().unwrap_or_else(PoisonError::into_inner);
-        let serving = self
-            .release
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .identity;
-        if identity == serving || *refused == Some(identity) {
-            return;
-        }
-        match Release::open(&self.path, &self.settings) {
-            Ok(new) => {
-                self.settings.metrics.switches.inc();
-                log::info!(
-                    "serving the new release at {} ({} bytes)",
-                    self.path.display(),
-                    new.identity.size
-                );
-                let mut release = self.release.write().unwrap_or_else(PoisonError::into_inner);
-                *release = Arc::new(new);
-            }
-            Err(e) => {
-                log::error!("not switching to the new file: {e}");
-                self.settings.metrics.refusals.inc();
-                *refused = Some(identity);
-            }
-        }
-    }
-
-    /// Checks for a new file every `every`, on a thread of its own.
-    pub fn watch(self: &Arc<Self>, every: Duration) {
-        let me = Arc::downgrade(self);
-        std::thread::spawn(move || loop {
-            std::thread::sleep(every);
-            let Some(current) = me.upgrade() else { return };
-            current.refresh();
-        });
-    }
 }

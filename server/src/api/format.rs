@@ -1,0 +1,68 @@
+//! The formats a listing is served in, named by its path's ending, and the endpoints a
+//! dataset is listed at.
+
+use roadtraffic_catalog::{Dataset, DATASETS};
+
+/// The formats a listing is served in: JSON (paged for the big tables), CSV, NDJSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Csv,
+    Ndjson,
+}
+
+impl Format {
+    pub const ALL: [Format; 3] = [Format::Json, Format::Csv, Format::Ndjson];
+
+    /// The path's ending: `.csv`, `.ndjson`, or nothing.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Format::Json => "",
+            Format::Csv => ".csv",
+            Format::Ndjson => ".ndjson",
+        }
+    }
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::Json => "application/json",
+            Format::Csv => "text/csv; charset=utf-8",
+            Format::Ndjson => "application/x-ndjson",
+        }
+    }
+}
+
+/// A listing endpoint: a dataset at one of its paths (`alias` 0 is its own, the others the
+/// public service's aliases) in one format. The route table is built of these, from the
+/// catalogue, and the description and docs page are written from the table's.
+#[derive(Debug, Clone, Copy)]
+pub struct Endpoint {
+    pub dataset: &'static Dataset,
+    pub alias: usize,
+    pub format: Format,
+}
+
+impl Endpoint {
+    /// Every endpoint of the catalogue: each dataset's paths, each in every format.
+    pub fn all() -> impl Iterator<Item = Endpoint> {
+        DATASETS.iter().flat_map(|dataset| {
+            (0..dataset.paths.len()).flat_map(move |alias| {
+                Format::ALL.into_iter().map(move |format| Endpoint {
+                    dataset,
+                    alias,
+                    format,
+                })
+            })
+        })
+    }
+
+    /// The path under the base path: `/count-points`, `/count-points.csv`.
+    pub fn path(&self) -> String {
+        format!("{}{}", self.dataset.paths[self.alias], self.format.suffix())
+    }
+
+    /// The path of the same listing at the dataset's own path: the metric label's.
+    pub fn own_path(&self) -> String {
+        format!("{}{}", self.dataset.paths[0], self.format.suffix())
+    }
+}

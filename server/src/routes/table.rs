@@ -1,0 +1,241 @@
+//! The one route table: every path the server answers, parsed once per request into a
+//! [`Route`]. That value alone decides the handler (`routes::dispatch`), the metric label, and
+//! whether only GET and HEAD are answered; the description and the docs page are written from
+//! the table's listing endpoints. Adding an endpoint or a page is one entry here plus its
+//! handler.
+//!
+//! In the order a path is tried: the operator's fixed paths; the listings under the legacy base
+//! path (JSON only); everything under the API's base path; the fixed paths and prefixes of the
+//! docs, downloads and site; anything else is [`Route::Unknown`].
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use crate::api::{Endpoint, Envelope, Format};
+use crate::configuration::Config;
+use crate::ops::metrics::Label;
+use crate::site::Page;
+
+/// What a request is for.
+#[derive(Debug, Clone)]
+pub enum Route {
+    /// The operator's endpoints: never rate limited, never a preflight.
+    Health,
+    Ready,
+    Metrics,
+    /// A listing, in its format, in the envelope of the base path it was asked under.
+    Listing(Endpoint, Envelope),
+    /// The API's base path itself: a person finds the docs.
+    ApiHome,
+    OpenApi,
+    /// What changed with the release being served.
+    Changes,
+    /// Any other path under the API's base path: the public service's JSON 404.
+    ApiUnknown,
+    Docs,
+    /// Where the public site keeps its API documentation: sent to `/docs`.
+    DocsMoved,
+    DownloadsPage,
+    /// A file under `/downloads/`, by the rest of its path.
+    Download(String),
+    Page(Page),
+    /// A file under `/assets/`, by its served name.
+    Asset(String),
+    /// Nobody's: an HTML 404 for a browser, the JSON 404 for anyone else.
+    Unknown,
+}
+
+/// The operator's paths, tried before any other.
+const OPERATIONS: &[(&str, Route)] = &[
+    ("/healthz", Route::Health),
+    ("/readyz", Route::Ready),
+    ("/metrics", Route::Metrics),
+];
+
+/// Exact paths outside the API's base path.
+const FIXED: &[(&str, Route)] = &[
+    ("/docs", Route::Docs),
+    ("/docs/", Route::Docs),
+    ("/docs/index.html", Route::DocsMoved),
+    ("/api-documentation", Route::DocsMoved),
+    ("/downloads", Route::DownloadsPage),
+    ("/downloads/", Route::DownloadsPage),
+];
+
+/// The site's pages at fixed paths (a trailing `/` is the same page).
+const PAGES: &[(&str, Page)] = &[
+    ("/", Page::Home),
+    ("/regions", Page::Regions),
+    ("/local-authorities", Page::LocalAuthorities),
+    ("/about", Page::About),
+];
+
+/// Files under `/downloads/`, by the rest of the path as it is.
+const DOWNLOADS: &str = "/downloads/";
+
+/// The site's paths under a prefix, the rest of the path making the route (a trailing `/`
+/// dropped, as for its fixed paths).
+const PREFIXES: &[(&str, RestOfPath)] = &[
+    ("/regions/", |id| Route::Page(Page::Region(page_id(id)))),
+    ("/local-authorities/", |id| {
+        Route::Page(Page::LocalAuthority(page_id(id)))
+    }),
+    ("/manualcountpoints/", |id| {
+        Route::Page(Page::CountPoint(page_id(id)))
+    }),
+    ("/assets/", |name| Route::Asset(name.to_string())),
+];
+
+/// How the rest of a path after a prefix makes its route.
+type RestOfPath = fn(&str) -> Route;
+
+/// The path under the API's base path of what changed with the release being served.
+pub const CHANGES_PATH: &str = "/releases/latest/changes";
+
+/// The table, with the configured base paths and the catalogue's endpoints.
+pub struct RouteTable {
+    base: String,
+    legacy_base: Option<String>,
+    /// Every listing endpoint, in the catalogue's order.
+    endpoints: Vec<Endpoint>,
+    /// Each endpoint by its path under the base path.
+    by_path: HashMap<String, Endpoint>,
+}
+
+impl RouteTable {
+    pub fn new(config: &Config) -> RouteTable {
+        let endpoints: Vec<Endpoint> = Endpoint::all().collect();
+        let by_path = endpoints.iter().map(|e| (e.path(), *e)).collect();
+        RouteTable {
+            base: config.base_path().to_string(),
+            legacy_base: config.legacy_base_path().map(str::to_string),
+            endpoints,
+            by_path,
+        }
+    }
+
+    /// The listing endpoints, in the catalogue's order: what the description lists.
+    pub fn endpoints(&self) -> &[Endpoint] {
+        &self.endpoints
+    }
+
+    /// The route of a request's path.
+    pub fn route(&self, path: &str) -> Route {
+        if let Some(route) = exact(OPERATIONS, path) {
+            return route;
+        }
+        let legacy = self
+            .legacy_base
+            .as_deref()
+            .and_then(|b| path.strip_prefix(b));
+        if let Some(e) = legacy.and_then(|rest| self.endpoint(rest)) {
+            if e.format == Format::Json {
+                return Route::Listing(e, Envelope::Legacy);
+            }
+        }
+        let under_api = path.strip_prefix(self.base.as_str());
+        if let Some(rest) = under_api.filter(|r| r.is_empty() || r.starts_with('/')) {
+            return self.api_route(rest);
+        }
+        if let Some(route) = exact(FIXED, path) {
+            return route;
+        }
+        match path.strip_prefix(DOWNLOADS) {
+            Some(file) => Route::Download(file.to_string()),
+            None => site_route(path),
+        }
+    }
+
+    /// A path under the API's base path.
+    fn api_route(&self, rest: &str) -> Route {
+        match rest {
+            "" | "/" => Route::ApiHome,
+            "/openapi.json" => Route::OpenApi,
+            _ if rest.trim_end_matches('/') == CHANGES_PATH => Route::Changes,
+            _ => match self.endpoint(rest) {
+                Some(e) => Route::Listing(e, Envelope::Laravel),
+                None => Route::ApiUnknown,
+            },
+        }
+    }
+
+    /// The endpoint at a path under a base path; one trailing `/` is the same endpoint.
+    fn endpoint(&self, rest: &str) -> Option<Endpoint> {
+        let rest = rest
+            .strip_suffix('/')
+            .filter(|p| !p.is_empty())
+            .unwrap_or(rest);
+        self.by_path.get(rest).copied()
+    }
+
+    /// The metric label of a route at `path`: a listing's template (at its dataset's own path,
+    /// under the base path it was asked under), an operator's path, else the path's first
+    /// segment (`/docs`, `/regions`), which the metrics keep only for an answer that succeeded.
+    pub fn label(&self, route: &Route, path: &str) -> Label {
+        match route {
+            Route::Health | Route::Ready | Route::Metrics => {
+                Label::Template(Cow::Owned(path.to_string()))
+            }
+            Route::Listing(e, envelope) => {
+                let base = match envelope {
+                    Envelope::Legacy => self.legacy_base.as_deref().unwrap_or_default(),
+                    Envelope::Laravel => &self.base,
+                };
+                Label::Template(Cow::Owned(format!("{base}{}", e.own_path())))
+            }
+            _ => Label::Section(first_segment(path)),
+        }
+    }
+}
+
+impl Route {
+    /// Whether only GET and HEAD are answered: everything but the redirects and the 404s.
+    pub fn get_only(&self) -> bool {
+        !matches!(
+            self,
+            Route::ApiHome | Route::DocsMoved | Route::ApiUnknown | Route::Unknown
+        )
+    }
+
+    /// Whether the route answers people with HTML pages, errors included.
+    pub fn is_html(&self) -> bool {
+        matches!(self, Route::Page(_) | Route::Asset(_))
+    }
+
+    /// Whether the route is the operator's: outside the API and its rate limit.
+    pub fn is_operations(&self) -> bool {
+        matches!(self, Route::Health | Route::Ready | Route::Metrics)
+    }
+}
+
+/// A path outside the API's base path that is none of the fixed ones: the site's, or nobody's.
+fn site_route(path: &str) -> Route {
+    let path = path
+        .strip_suffix('/')
+        .filter(|p| !p.is_empty())
+        .unwrap_or(path);
+    if let Some((_, page)) = PAGES.iter().find(|(p, _)| *p == path) {
+        return Route::Page(page.clone());
+    }
+    let under = |(prefix, route): &(&str, RestOfPath)| {
+        let rest = path.strip_prefix(prefix.trim_end_matches('/'))?;
+        Some(route(rest.strip_prefix('/')?))
+    };
+    PREFIXES.iter().find_map(under).unwrap_or(Route::Unknown)
+}
+
+/// The route of an exact path in `table`.
+fn exact(table: &[(&str, Route)], path: &str) -> Option<Route> {
+    let (_, route) = table.iter().find(|(p, _)| *p == path)?;
+    Some(route.clone())
+}
+
+/// A page's id: a whole number; `None` for anything else (a 404 page).
+fn page_id(text: &str) -> Option<i64> {
+    text.parse::<i64>().ok().filter(|id| *id >= 0)
+}
+
+/// `/docs` of `/docs/x`, `/` of `/`.
+fn first_segment(path: &str) -> String {
+    format!("/{}", path.split('/').nth(1).unwrap_or(""))
+}
