@@ -239,3 +239,70 @@ fn page_id(text: &str) -> Option<i64> {
 fn first_segment(path: &str) -> String {
     format!("/{}", path.split('/').nth(1).unwrap_or(""))
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    fn table() -> RouteTable {
+        let config = Config::parse_from(["roadtraffic-serve", "--legacy-base-path", "/v2019"]);
+        RouteTable::new(&config)
+    }
+
+    /// A route as its kind and what it carries, for comparing.
+    fn shown(path: &str) -> String {
+        match table().route(path) {
+            Route::Listing(e, envelope) => format!("Listing {} {envelope:?}", e.path()),
+            other => format!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn each_path_has_its_route() {
+        for (path, route) in [
+            ("/healthz", "Health"),
+            ("/healthz/", "Unknown"),
+            ("/api", "ApiHome"),
+            ("/api/", "ApiHome"),
+            ("/apix", "Unknown"),
+            ("/api/openapi.json", "OpenApi"),
+            ("/api/releases/latest/changes//", "Changes"),
+            ("/api/count-points", "Listing /count-points Laravel"),
+            ("/api/count-points/", "Listing /count-points Laravel"),
+            ("/api/count-points//", "ApiUnknown"),
+            (
+                "/api/count-points.csv/",
+                "Listing /count-points.csv Laravel",
+            ),
+            ("/v2019/count-points", "Listing /count-points Legacy"),
+            ("/v2019/count-points.csv", "Unknown"),
+            ("/docs/", "Docs"),
+            ("/api-documentation", "DocsMoved"),
+            ("/downloads/", "DownloadsPage"),
+            ("/downloads/a/b.csv/", "Download(\"a/b.csv/\")"),
+            ("/", "Page(Home)"),
+            ("//", "Page(Home)"),
+            ("/regions/", "Page(Regions)"),
+            ("/regions/7/", "Page(Region(Some(7)))"),
+            ("/regions/7/8", "Page(Region(None))"),
+            ("/regionsx/7", "Unknown"),
+            ("/manualcountpoints/-1", "Page(CountPoint(None))"),
+            ("/assets/site.css/", "Asset(\"site.css\")"),
+            ("/assets", "Unknown"),
+        ] {
+            assert_eq!(shown(path), route, "{path}");
+        }
+    }
+
+    #[test]
+    fn labels_are_templates_or_sections() {
+        let table = table();
+        let label = |path| format!("{:?}", table.label(&table.route(path), path));
+        assert_eq!(label("/v2019/counts-points"), "Section(\"/v2019\")");
+        let alias = label("/api/traffic/local-authorities.csv");
+        assert_eq!(alias, "Template(\"/api/local-authority-traffic.csv\")");
+        assert_eq!(label("/regions/3"), "Section(\"/regions\")");
+    }
+}
