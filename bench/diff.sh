@@ -3,7 +3,8 @@
 # NEW release into a fresh file, and a load of NEW replacing OLD (which compares the two
 # before the swap), same run, in alternating rounds.
 #
-#   bench/diff.sh OLD_DATA_DIR NEW_DATA_DIR    (ROUNDS=3, OUT_DIR=/work/bench-data)
+#   bench/diff.sh OLD_DATA_DIR NEW_DATA_DIR    (ROUNDS=3; OUT_DIR, else BENCH_DATA,
+#                                              else target/bench-data)
 #
 # For the issue's figure: NEW a second synthetic release made with another seed and a year
 # more (see the README's release-day section for the commands).
@@ -18,7 +19,8 @@ LOADER=${LOADER:-${CARGO_TARGET_DIR:-$ROOT/target}/release/roadtraffic-load}
 [ -x "$LOADER" ] || { echo "no $LOADER: cargo build --release --bin roadtraffic-load" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 
-WORK=$(mktemp -d "${OUT_DIR:-/work/bench-data}/diff-bench.XXXXXX")
+OUT_DIR=${OUT_DIR:-${BENCH_DATA:-$ROOT/target/bench-data}} && mkdir -p "$OUT_DIR"
+WORK=$(mktemp -d "$(cd "$OUT_DIR" && pwd)/diff-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cp "$LOADER" "$WORK/roadtraffic-load" && LOADER=$WORK/roadtraffic-load   # immune to a rebuild
 

@@ -5,7 +5,8 @@
 # rounds, same run. The fetch does not inflate the zips: the load that follows checks every
 # member's CRC-32 as it inflates it anyway (inflating here too doubled that work).
 #
-#   bench/fetch.sh DATA_DIR        (a release's CSV files; ROUNDS=3, OUT_DIR=/work/bench-data)
+#   bench/fetch.sh DATA_DIR        (a release's CSV files; ROUNDS=3; OUT_DIR,
+#                                  else BENCH_DATA, else target/bench-data)
 #   BEFORE=path/to/roadtraffic-load bench/fetch.sh DATA_DIR
 #                                  (another build measured in the same rounds, an extra row)
 #
@@ -21,7 +22,8 @@ LOADER=${LOADER:-${CARGO_TARGET_DIR:-$ROOT/target}/release/roadtraffic-load}
 [ -x "$LOADER" ] || { echo "no $LOADER: cargo build --release --bin roadtraffic-load" >&2; exit 1; }
 for tool in curl zip; do command -v $tool >/dev/null || { echo "needs $tool" >&2; exit 1; }; done
 
-WORK=$(mktemp -d "${OUT_DIR:-/work/bench-data}/fetch-bench.XXXXXX")
+OUT_DIR=${OUT_DIR:-${BENCH_DATA:-$ROOT/target/bench-data}} && mkdir -p "$OUT_DIR"
+WORK=$(mktemp -d "$(cd "$OUT_DIR" && pwd)/fetch-bench.XXXXXX")
 SERVER_PID=
 cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT

@@ -3,7 +3,7 @@
 # tables, no indexes) against `roadtraffic-load` (typed tables, derived tables, every index,
 # ANALYZE), on the same files, in alternating rounds with a warm page cache.
 #
-#   bench/load.sh DATA_DIR            (ROUNDS=3, OUT_DIR=/work/bench-data by default)
+#   bench/load.sh DATA_DIR            (ROUNDS=3, OUT_DIR, else BENCH_DATA, else target/bench-data)
 #   BEFORE=/path/to/older/roadtraffic-load bench/load.sh DATA_DIR
 #                                     (also times an older build in the same rounds, to
 #                                      compare a change before and after on equal terms)
@@ -24,8 +24,9 @@ if [ -n "$(find "$DATA" -type f -iname '*.zip' | head -1)" ]; then
     echo "$DATA holds .zip files: unzip them first so both sides read the same bytes" >&2; exit 1
 fi
 
-# Outputs live outside the repo and are removed whatever happens.
-WORK=$(mktemp -d "${OUT_DIR:-/work/bench-data}/load-bench.XXXXXX")
+# Outputs live under OUT_DIR (never in tracked files) and are removed whatever happens.
+OUT_DIR=${OUT_DIR:-${BENCH_DATA:-$ROOT/target/bench-data}} && mkdir -p "$OUT_DIR"
+WORK=$(mktemp -d "$(cd "$OUT_DIR" && pwd)/load-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cp "$LOADER" "$WORK/roadtraffic-load" && LOADER=$WORK/roadtraffic-load   # immune to a rebuild
 if [ -n "${BEFORE:-}" ]; then cp "$BEFORE" "$WORK/before-load" && BEFORE=$WORK/before-load; fi

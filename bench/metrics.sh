@@ -23,7 +23,8 @@ for tool in wrk curl; do
     command -v "$tool" > /dev/null || { echo "metrics.sh: $tool is missing (bench/setup.sh)" >&2; exit 1; }
 done
 
-WORK=$(mktemp -d "${OUT_DIR:-/work/bench-data}/metrics.XXXXXX")
+OUT_DIR=${OUT_DIR:-${BENCH_DATA:-$ROOT/target/bench-data}} && mkdir -p "$OUT_DIR"
+WORK=$(mktemp -d "$(cd "$OUT_DIR" && pwd)/metrics.XXXXXX")
 PID=
 stop_server() { [ -z "$PID" ] || { kill "$PID" 2> /dev/null; wait "$PID" 2> /dev/null || true; PID=; }; }
 cleanup() { stop_server; rm -rf "$WORK"; }

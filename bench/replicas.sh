@@ -35,7 +35,8 @@ for tool in "$NGINX" wrk sqlite3 curl; do
 done
 [ -x "$SERVER" ] || { echo "no $SERVER: cargo build --release" >&2; exit 1; }
 
-WORK=$(mktemp -d "${OUT_DIR:-/work/bench-data}/replicas.XXXXXX")
+OUT_DIR=${OUT_DIR:-${BENCH_DATA:-$ROOT/target/bench-data}} && mkdir -p "$OUT_DIR"
+WORK=$(mktemp -d "$(cd "$OUT_DIR" && pwd)/replicas.XXXXXX")
 # Each replica's pid in $WORK/rN.pid: the restart in phase 4 happens in a subshell.
 NGINX_PID=
 cleanup() {

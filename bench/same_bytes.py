@@ -11,6 +11,7 @@ Each BIN_DIR holds roadtraffic-load and roadtraffic-serve (for example target/re
 folder of binaries kept from an older commit). DATA may be several paths, joined by ':'.
 Env: LOAD_ARGS (extra loader options for both, e.g. "--keep-first"), NEW_LOAD_ARGS (for the new
 build only, e.g. "--rendered-records": the same build twice then compares two kinds of file).
+Its files go to a temporary folder under OUT_DIR, else BENCH_DATA, else target/bench-data.
 Exits 1 and lists the first differences if any.
 """
 import os
@@ -82,7 +83,10 @@ def targets(base):
 def main():
     old, new = (Path(a).resolve() for a in sys.argv[1:3])
     data = [Path(p).resolve() for p in sys.argv[3].split(":")]
-    with tempfile.TemporaryDirectory(dir="/work/bench-data") as work:
+    default = Path(__file__).resolve().parent.parent / "target" / "bench-data"
+    out_dir = os.environ.get("OUT_DIR") or os.environ.get("BENCH_DATA") or default
+    os.makedirs(out_dir, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out_dir) as work:
         work = Path(work)
         servers = [start(old, data, work, 18301), start(new, data, work, 18302, os.environ.get("NEW_LOAD_ARGS", ""))]
         try:

@@ -14,7 +14,7 @@
 #      same run, serving BEFORE_DB (default DB: give one built by its own loader when the
 #      schema changed between the two).
 #
-#   bench/serve.sh DB            (DB built by roadtraffic-load, e.g. /work/bench-data/full.db)
+#   bench/serve.sh DB            (DB built by roadtraffic-load, e.g. "$BENCH_DATA/full.db")
 #
 # Env: BASELINES ("datasette nginx"), DURATION (15s), ROUNDS (2: nginx part, alternating),
 #      THREADS (2), CONNS (16), YEAR (2015) and ROAD_TYPE (Minor) for request (d), BEFORE,
@@ -35,7 +35,8 @@ SIZE=250
 DBNAME=$(basename "${DB%.*}")   # Datasette names the database after the file's stem
 [ -x "$SERVER" ] || { echo "no $SERVER: cargo build --release --bin roadtraffic-serve" >&2; exit 1; }
 
-WORK=$(mktemp -d "${OUT_DIR:-/work/bench-data}/serve-bench.XXXXXX")
+OUT_DIR=${OUT_DIR:-${BENCH_DATA:-$ROOT/target/bench-data}} && mkdir -p "$OUT_DIR"
+WORK=$(mktemp -d "$(cd "$OUT_DIR" && pwd)/serve-bench.XXXXXX")
 PIDS=()
 cleanup() {
     for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done

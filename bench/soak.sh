@@ -6,7 +6,7 @@
 # in, so that the load and the swap happen under load: every request must still succeed.
 #
 #   bench/soak.sh DB                    (DURATION=60s CONNS=32 by default)
-#   SWAP_DATA=/work/bench-data/full bench/soak.sh DB
+#   SWAP_DATA="$BENCH_DATA/full" bench/soak.sh DB
 #
 # The served file is copied first, so DB itself is never replaced. wrk reports any non-2xx
 # answer or socket error in its summary; none printed means none happened.
@@ -18,7 +18,8 @@ SERVER=${SERVER:-$ROOT/target/release/roadtraffic-serve}
 LOADER=${LOADER:-$ROOT/target/release/roadtraffic-load}
 PORT=${PORT:-18090} DURATION=${DURATION:-60s} CONNS=${CONNS:-32} THREADS=${THREADS:-2}
 
-WORK=$(mktemp -d "${OUT_DIR:-/work/bench-data}/soak.XXXXXX")
+OUT_DIR=${OUT_DIR:-${BENCH_DATA:-$ROOT/target/bench-data}} && mkdir -p "$OUT_DIR"
+WORK=$(mktemp -d "$(cd "$OUT_DIR" && pwd)/soak.XXXXXX")
 PID=
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT

@@ -48,11 +48,13 @@ fn server() -> &'static TestServer {
 }
 
 fn check(path: &str, id: i64, name: &str) {
-    let file = repo_path(&format!("../shared/fixtures/api/{name}"));
-    let Ok(expected) = std::fs::read_to_string(&file) else {
-        eprintln!("skipped: {} is absent", file.display());
+    let Some(file) = shared(
+        &format!("fixtures/api/{name}"),
+        &format!("the check of /api/{path} against the public service's {name}"),
+    ) else {
         return;
     };
+    let expected = std::fs::read_to_string(&file).unwrap();
     for target in [
         format!("/api/{path}?page[size]=1&page[number]=1&filter[id]={id}"),
         format!("/api/{path}?page%5Bsize%5D=1&page%5Bnumber%5D=1&filter%5Bid%5D={id}"),

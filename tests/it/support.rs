@@ -11,21 +11,28 @@ use std::time::Duration;
 use clap::Parser;
 use roadtraffic_server::{self as server, Config};
 
-/// The real published files beside the repository, when they are there. Without them a test
-/// that needs them says on stderr what it skips; with `ROADTRAFFIC_REQUIRE_SHARED=1` (CI) it
-/// fails instead, naming the folder.
-pub fn real_data() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/real");
-    if dir.is_dir() {
-        return Some(dir);
+/// A file or folder of the shared contract folder beside the repository (`../shared/{rel}`),
+/// when it is there. Without it a test that needs it says on stderr what it skips (`checks`);
+/// with `ROADTRAFFIC_REQUIRE_SHARED=1` (CI) it fails instead, naming the path.
+pub fn shared(rel: &str, checks: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(rel);
+    if path.exists() {
+        return Some(path);
     }
     missing(
         &format!(
             "{} (ROADTRAFFIC_REQUIRE_SHARED=1): it is absent",
-            dir.display()
+            path.display()
         ),
-        &format!("the checks on real files: {} is absent", dir.display()),
+        &format!("{checks}: {} is absent", path.display()),
     )
+}
+
+/// The real published files beside the repository, when they are there (see [`shared`]).
+pub fn real_data() -> Option<PathBuf> {
+    shared("data/real", "the checks on real files")
 }
 
 /// What a test does without something it needs: under `ROADTRAFFIC_REQUIRE_SHARED=1` (CI, whose

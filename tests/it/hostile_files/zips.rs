@@ -1,0 +1,104 @@
+//! Hostile zip archives: a bomb, a member inflating past its declared size, a member whose
+//! bytes do not match its CRC-32, two members of one name.
+
+use std::io::Write;
+
+use super::*;
+use crate::support::*;
+
+// --- Bounded memory on any input ------------------------------------------------------------
+
+#[test]
+fn a_zip_of_a_gib_of_nul_bytes_is_refused_within_seconds() {
+    let s = Sandbox::new();
+    let bomb = s.input("bomb.zip");
+    let mut z = zip::ZipWriter::new(std::fs::File::create(&bomb).unwrap());
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .large_file(true);
+    z.start_file("raw.csv", opts).unwrap();
+    let chunk = vec![0u8; 1 << 20];
+    for _ in 0..1024 {
+        z.write_all(&chunk).unwrap();
+    }
+    z.finish().unwrap();
+    s.load(&[], &[&bomb])
+        .refused(&["bomb.zip!raw.csv:1", "longer than 1048576 bytes"])
+        .quick();
+}
+
+#[test]
+fn a_zip_member_inflating_past_its_declared_size_is_refused() {
+    let s = Sandbox::new();
+    let path = s.input("liar.zip");
+    let mut z = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    z.start_file(LA, opts).unwrap();
+    z.write_all(&sample_file(LA)).unwrap();
+    z.finish().unwrap();
+    // Declare 100 bytes in both headers (local: offset 22; central: offset 24 of its record).
+    let mut bytes = std::fs::read(&path).unwrap();
+    let real = (sample_file(LA).len() as u32).to_le_bytes();
+    let mut patched = 0;
+    for i in 0..bytes.len() - 4 {
+        if bytes[i..i + 4] == real {
+            bytes[i..i + 4].copy_from_slice(&100u32.to_le_bytes());
+            patched += 1;
+        }
+    }
+    assert_eq!(patched, 2);
+    std::fs::write(&path, bytes).unwrap();
+    s.load(&["--allow-shrink"], &[&path])
+        .refused(&["liar.zip", "larger than its declared uncompressed size"]);
+}
+
+/// `--fetch` checks a zip's structure only: the CRC-32 of every member is checked as the load
+/// reads it to its end.
+#[test]
+fn a_zip_member_whose_bytes_do_not_match_its_crc_is_refused_naming_it() {
+    let s = Sandbox::new();
+    let path = s.input("flipped.zip");
+    let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    z.start_file(LA, opts).unwrap();
+    z.write_all(&sample_file(LA)).unwrap();
+    std::fs::write(
+        &path,
+        with_a_digit_changed(&z.finish().unwrap().into_inner()),
+    )
+    .unwrap();
+    s.load(&["--allow-shrink"], &[&path]).refused(&[
+        &format!("flipped.zip!{LA}"),
+        "the zip archive is damaged: its bytes do not match the CRC-32",
+    ]);
+}
+
+#[test]
+fn two_zip_members_of_one_name_are_refused() {
+    let s = Sandbox::new();
+    let path = s.input("twice.zip");
+    let mut z = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+    let opts = zip::write::SimpleFileOptions::default();
+    // The zip crate refuses a second member of one name: write it under another, then rename
+    // it in the bytes.
+    for name in ["a.csv", "b.csv"] {
+        z.start_file(name, opts).unwrap();
+        z.write_all(&sample_file(LA)).unwrap();
+    }
+    z.finish().unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let renamed: Vec<u8> = bytes
+        .windows(5)
+        .enumerate()
+        .fold(bytes.clone(), |mut acc, (i, w)| {
+            if w == b"b.csv" {
+                acc[i] = b'a';
+            }
+            acc
+        });
+    std::fs::write(&path, renamed).unwrap();
+    s.load(&["--allow-shrink"], &[&path])
+        .refused(&["twice.zip", "two members have the same name"]);
+}
