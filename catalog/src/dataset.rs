@@ -374,12 +374,6 @@ impl Dataset {
             Origin::Published(_) => None,
         }
     }
-    /// The totals whose total and parts are all columns of this dataset.
-    pub fn totals(&self) -> impl Iterator<Item = &'static Total> + '_ {
-        crate::TOTALS.iter().filter(|t| {
-            self.column(t.total).is_some() && t.parts.iter().all(|p| self.column(p).is_some())
-        })
-    }
     /// Whether every row is final once the dataset's files are read (so its indexes can be
     /// built straight away): nothing is added to it or filled in it afterwards.
     pub fn final_when_read(&self) -> bool {

@@ -160,6 +160,16 @@ pub static TOTALS: &[Total] = &[
     },
 ];
 
+impl Dataset {
+    /// The totals whose total and parts are all columns of this dataset (beside [`TOTALS`], so
+    /// that the types of `dataset.rs` read none of the catalogue's data).
+    pub fn totals(&self) -> impl Iterator<Item = &'static Total> + '_ {
+        TOTALS.iter().filter(|t| {
+            self.column(t.total).is_some() && t.parts.iter().all(|p| self.column(p).is_some())
+        })
+    }
+}
+
 const LOCATION: &[Column] = &[
     required(ident("region_id")),
     required(ident("local_authority_id")),

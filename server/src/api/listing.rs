@@ -1,4 +1,5 @@
-//! A listing request, from its parameters to its written bytes: checked against the
+//! A listing request's story, from its parameters to its written bytes: every method of
+//! [`ListRequest`] (whose fields, the checked parameters, are `params`'s): checked against the
 //! catalogue (`params`), planned (`plan`), its page found (`paging`), its records written
 //! (`records`) inside its envelope (`envelope`, `legacy`), under the query time limit.
 
@@ -12,26 +13,12 @@ use super::envelope::{self, Envelope, PageNumber};
 use super::filter_sets::FilterSets;
 use super::legacy;
 use super::paging::{Pager, RowQuery};
-use super::params::{self, Condition};
+use super::params::{self, Condition, ListRequest};
 use super::query::{self, Params};
 use super::records::{write_rows, JsonRecord};
 use crate::error::ApiError;
 use crate::release::Release;
 use crate::stream::{Body, Flush};
-
-/// A listing request, checked.
-#[derive(Debug)]
-pub struct ListRequest {
-    pub dataset: &'static Dataset,
-    pub conditions: Vec<Condition>,
-    /// (column, descending)
-    pub sort: Vec<(&'static Column, bool)>,
-    pub fields: Vec<&'static Column>,
-    /// (number, size) for paginated endpoints.
-    pub page: Option<(PageNumber, i64)>,
-    /// Today's envelope, or the 2019-2020 one (chosen by the base path).
-    pub envelope: Envelope,
-}
 
 impl ListRequest {
     pub fn parse(

@@ -24,8 +24,8 @@ mod records;
 pub use envelope::Envelope;
 pub use filter_sets::FilterSets;
 pub use format::{Endpoint, Format};
-pub use listing::ListRequest;
+
 pub use paging::RowQuery;
-pub use params::DEFAULT_PAGE_SIZE;
+pub use params::{ListRequest, DEFAULT_PAGE_SIZE};
 pub use plan::Plan;
 pub use records::JsonRecord;

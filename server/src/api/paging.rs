@@ -14,8 +14,7 @@ use rusqlite::types::Value as SqlValue;
 
 use super::envelope::Page;
 use super::filter_sets::{FilterSet, FilterSets, CHECKPOINT_EVERY};
-use super::listing::ListRequest;
-use super::params::Condition;
+use super::params::{Condition, ListRequest};
 use super::plan::{Plan, Sql};
 use crate::error::ApiError;
 use crate::release::Release;

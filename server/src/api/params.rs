@@ -5,7 +5,7 @@ use rusqlite::types::Value as SqlValue;
 
 use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD};
 
-use super::envelope::PageNumber;
+use super::envelope::{Envelope, PageNumber};
 use super::query::{self, Param, Params};
 use crate::error::ApiError;
 
@@ -18,6 +18,21 @@ pub enum Condition {
     In(&'static Column, Vec<SqlValue>),
     /// Matches nothing (`count_method=estimated` on raw counts).
     Nothing,
+}
+
+/// A listing request, checked: what `params` makes of a query string. Its methods, from
+/// parsing to written bytes, are all in `listing`.
+#[derive(Debug)]
+pub struct ListRequest {
+    pub dataset: &'static Dataset,
+    pub conditions: Vec<Condition>,
+    /// (column, descending)
+    pub sort: Vec<(&'static Column, bool)>,
+    pub fields: Vec<&'static Column>,
+    /// (number, size) for paginated endpoints.
+    pub page: Option<(PageNumber, i64)>,
+    /// Today's envelope, or the 2019-2020 one (chosen by the base path).
+    pub envelope: Envelope,
 }
 
 fn bad(message: String) -> ApiError {

@@ -10,8 +10,7 @@ use rusqlite::types::Value as SqlValue;
 
 use roadtraffic_catalog::{Column, Source};
 
-use super::listing::ListRequest;
-use super::params::Condition;
+use super::params::{Condition, ListRequest};
 
 /// The parts of a request's SQL.
 pub struct Sql {

@@ -9,8 +9,8 @@ use roadtraffic_catalog::record::{self, RecordLayout, RunFragments, SplitLayout}
 use rusqlite::types::ValueRef;
 
 use super::envelope::Envelope;
-use super::listing::ListRequest;
 use super::paging::RowQuery;
+use super::params::ListRequest;
 use super::plan::{column_list, Plan, Sql, ThenJoin};
 use crate::error::ApiError;
 use crate::release::Release;

@@ -8,7 +8,7 @@ use rusqlite::types::ValueRef;
 use roadtraffic_catalog::meanings::meaning;
 use roadtraffic_catalog::{Column, Dataset, Domain, ValueType, COUNT_METHOD, DATASETS};
 
-use super::DEVIATIONS;
+use super::deviations::DEVIATIONS;
 use crate::api::{query, Endpoint, Format};
 use crate::configuration::Config;
 use crate::error::ApiError;

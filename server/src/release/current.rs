@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
-use super::{FileIdentity, OpenError, Release, Settings};
+use super::file::{FileIdentity, OpenError, Release, Settings};
 use crate::error::ApiError;
 
 /// The release being served, replaced when a new file appears at the same path.

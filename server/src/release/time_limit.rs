@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{PooledConnection, Release};
+use super::file::{PooledConnection, Release};
 use crate::error::ApiError;
 
 /// SQLite's virtual machine instructions between two looks at the clock.

@@ -10,6 +10,7 @@ use bytes::Bytes;
 
 use roadtraffic_catalog::Dataset;
 
+use super::answers::public_base;
 use crate::api::{query, Envelope, FilterSets, ListRequest};
 use crate::cache::{Encoding, ResponseCache};
 use crate::error::ApiError;
@@ -28,7 +29,7 @@ pub async fn list(
     let mut request = ListRequest::parse(dataset, &params, config.max_page_size)?;
     request.envelope = envelope;
     let release = state.current.get()?;
-    let base = super::public_base(req, config.public_url.as_deref());
+    let base = public_base(req, config.public_url.as_deref());
     let url = format!("{base}{}", req.path().trim_end_matches('/'));
     let key = request.canonical(&url, &params);
     let encoding = Encoding::negotiate(req, config.compress);

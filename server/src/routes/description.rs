@@ -3,7 +3,7 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 
-use super::public_base;
+use super::answers::public_base;
 use crate::description::Description;
 use crate::error::ApiError;
 use crate::html;

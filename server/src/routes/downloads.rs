@@ -5,6 +5,7 @@ use actix_web::{HttpRequest, HttpResponse};
 
 use roadtraffic_catalog::Dataset;
 
+use super::answers::not_found;
 use crate::api::{query, Format, ListRequest};
 use crate::downloads::{self, Download, Export};
 use crate::error::ApiError;
@@ -32,7 +33,7 @@ pub async fn file(
     path: &str,
 ) -> Result<HttpResponse, ApiError> {
     let Some(download) = downloads::resolve(path) else {
-        return Err(super::not_found(req));
+        return Err(not_found(req));
     };
     let release = state.current.get()?;
     if let Some((table, id)) = download.area {
@@ -44,7 +45,7 @@ pub async fn file(
                 .map_err(ApiError::internal)??
         };
         if !exists {
-            return Err(super::not_found(req));
+            return Err(not_found(req));
         }
     }
     let content_type = match download.export {

@@ -6,6 +6,7 @@
 //! and HEAD are answered (one guard, here). The operator's endpoints come before the
 //! preflight and the rate limit, which wraps every other answer.
 
+mod answers;
 mod api;
 mod changes;
 mod description;
@@ -18,13 +19,14 @@ use std::sync::Arc;
 use actix_web::http::{header, Method};
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 
-use crate::api::{query, Format};
+use crate::api::Format;
 use crate::description::Description;
 use crate::error::ApiError;
 use crate::html;
 use crate::ops::metrics::{Label, Metrics};
 use crate::ratelimit::Limiter;
 use crate::state::AppState;
+use answers::not_found;
 pub use table::{Route, RouteTable};
 
 /// What the handlers are handed: the shared state, and each room's own.
@@ -110,22 +112,6 @@ async fn handle(
         Route::Asset(name) => Ok(crate::site::assets::serve(req, state, &name).await),
         Route::ApiUnknown => Err(not_found(req)),
         Route::Unknown => crate::site::not_found_for_browser(req).ok_or_else(|| not_found(req)),
-    }
-}
-
-/// Laravel's 404, naming the path without its leading `/`.
-fn not_found(req: &HttpRequest) -> ApiError {
-    ApiError::NotFound(query::url_decode(req.path().trim_start_matches('/')))
-}
-
-/// Scheme and host of this mirror as its users reach it: `--public-url`, else the request's.
-fn public_base(req: &HttpRequest, public_url: Option<&str>) -> String {
-    match public_url {
-        Some(u) => u.trim_end_matches('/').to_string(),
-        None => {
-            let info = req.connection_info();
-            format!("{}://{}", info.scheme(), info.host())
-        }
     }
 }
 

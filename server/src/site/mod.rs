@@ -2,7 +2,8 @@
 //! off; one script adds the map. Everything a page needs is served by this binary. Their
 //! layout, shared with every HTML page of the server, is `crate::html`.
 //!
-//! - `assets`: the stylesheet, the map's script and outline, embedded, with hashed names;
+//! - `assets`: serving the embedded files (`crate::assets`) and the map's point data;
+//! - `view`: what a page is rendered from;
 //! - `summary`: what is learnt once per loaded file (the map's points, areas, headline figures);
 //! - `chart`: line charts drawn on the server as SVG;
 //! - `format`: numbers, units and road categories as people read them;
@@ -13,6 +14,7 @@ mod chart;
 mod format;
 mod pages;
 pub mod summary;
+mod view;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,6 +30,7 @@ use crate::release::Release;
 use crate::state::AppState;
 
 pub use summary::Summary;
+pub use view::View;
 
 /// The answer to a request for a page of the site (its assets are `assets::serve`'s).
 pub async fn respond(req: &HttpRequest, state: &AppState, page: Page) -> HttpResponse {
@@ -91,16 +94,6 @@ impl Page {
             Page::About => pages::about::render(view),
         }
     }
-}
-
-/// What a page is rendered from: the loaded file, a connection to it (with the query time
-/// limit), and what was learnt of it once.
-pub struct View<'a> {
-    pub release: &'a Release,
-    pub conn: &'a rusqlite::Connection,
-    pub summary: &'a Summary,
-    /// The API's base path (`/api`), for links to its listings.
-    pub api_base: &'a str,
 }
 
 /// Renders a page on the blocking pool, where SQLite runs, and sends it; a page is a pure

@@ -1,0 +1,14 @@
+//! What a page is rendered from.
+
+use super::summary::Summary;
+use crate::release::Release;
+
+/// What a page is rendered from: the loaded file, a connection to it (with the query time
+/// limit), and what was learnt of it once.
+pub struct View<'a> {
+    pub release: &'a Release,
+    pub conn: &'a rusqlite::Connection,
+    pub summary: &'a Summary,
+    /// The API's base path (`/api`), for links to its listings.
+    pub api_base: &'a str,
+}
