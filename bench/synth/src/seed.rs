@@ -1,0 +1,212 @@
+//! The seed file (`synth_seed.json.gz`): real LA list and centroids, real summary tables, real
+//! count point identities, real flow and hourly count templates, which the release is drawn from.
+//!
+//! The seed file holds each row as a JSON array; serde reads an array into a struct field by
+//! field, in order, so each struct below is the layout of its rows. Every element must have a
+//! field (serde refuses a longer array): the published miles are read and not used, being
+//! recomputed from the perturbed kilometres.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::error::{io_err, SynthError};
+use crate::road_class::CLASSES;
+use crate::vehicles::NV;
+
+#[derive(Deserialize)]
+pub struct Seed {
+    /// By region id.
+    pub regions: BTreeMap<String, SeedRegion>,
+    pub las: Vec<SeedLa>,
+    pub la_traffic: Vec<SeedLaTraffic>,
+    pub region_vehicle: Vec<SeedRegionVehicle>,
+    pub region_road: Vec<SeedRegionRoad>,
+    pub ident: Vec<SeedIdent>,
+    pub flows: Vec<SeedFlow>,
+    pub hourly: Vec<SeedHourly>,
+}
+
+impl Seed {
+    pub fn region(&self, region_id: u32) -> Option<&SeedRegion> {
+        self.regions.get(&region_id.to_string())
+    }
+}
+
+#[derive(Deserialize)]
+pub struct SeedRegion {
+    pub name: String,
+    pub ons_code: String,
+}
+
+/// A local authority, with where its count points are when it has too few real ones.
+#[derive(Deserialize)]
+pub struct SeedLa {
+    pub id: u32,
+    pub name: String,
+    pub ons_code: String,
+    pub region_id: u32,
+    pub latitude: f64,
+    pub longitude: f64,
+    /// Its share of the count points of the regions.
+    pub weight: f64,
+}
+
+#[derive(Deserialize)]
+pub struct SeedLaTraffic {
+    pub la_id: u32,
+    pub year: u16,
+    pub link_length_km: f64,
+    _link_length_miles: f64,
+    pub cars_and_taxis: f64,
+    pub all_motor_vehicles: f64,
+}
+
+/// Traffic by vehicle type of a region and year, in vehicle miles.
+#[derive(Deserialize)]
+pub struct SeedRegionVehicle {
+    pub year: u16,
+    pub region_id: u32,
+    pub link_length_km: f64,
+    _link_length_miles: f64,
+    pub pedal_cycles: f64,
+    pub two_wheeled_motor_vehicles: f64,
+    pub cars_and_taxis: f64,
+    pub buses_and_coaches: f64,
+    pub lgvs: f64,
+    pub all_hgvs: f64,
+    pub all_motor_vehicles: f64,
+}
+
+/// Traffic of a region, year and road category.
+#[derive(Deserialize)]
+pub struct SeedRegionRoad {
+    pub year: u16,
+    pub region_id: u32,
+    pub road_category_id: u32,
+    pub road_category: String,
+    pub link_length_km: f64,
+    _link_length_miles: f64,
+    pub all_motor_vehicles: f64,
+}
+
+/// A real count point's identity.
+#[derive(Deserialize)]
+pub struct SeedIdent {
+    pub la_id: u32,
+    pub count_point_id: u32,
+    pub road_name: String,
+    pub road_type: String,
+    pub road_category: String,
+    pub start_junction_road_name: Option<String>,
+    pub end_junction_road_name: Option<String>,
+    pub easting: f64,
+    pub northing: f64,
+    pub link_length_km: Option<f64>,
+}
+
+/// A real AADF of a road class and year.
+#[derive(Deserialize)]
+pub struct SeedFlow {
+    pub class: String,
+    pub year: u16,
+    pub pedal_cycles: f64,
+    pub two_wheeled_motor_vehicles: f64,
+    pub cars_and_taxis: f64,
+    pub buses_and_coaches: f64,
+    pub lgvs: f64,
+    pub hgvs_2_rigid_axle: f64,
+    pub hgvs_3_rigid_axle: f64,
+    pub hgvs_4_or_more_rigid_axle: f64,
+    pub hgvs_3_or_4_articulated_axle: f64,
+    pub hgvs_5_articulated_axle: f64,
+    pub hgvs_6_articulated_axle: f64,
+}
+
+impl SeedFlow {
+    /// Its AADF in [`crate::vehicles::MODELLED_VEHICLES`] order.
+    pub fn aadf(&self) -> [f64; NV] {
+        [
+            self.pedal_cycles,
+            self.two_wheeled_motor_vehicles,
+            self.cars_and_taxis,
+            self.buses_and_coaches,
+            self.lgvs,
+            self.hgvs_2_rigid_axle,
+            self.hgvs_3_rigid_axle,
+            self.hgvs_4_or_more_rigid_axle,
+            self.hgvs_3_or_4_articulated_axle,
+            self.hgvs_5_articulated_axle,
+            self.hgvs_6_articulated_axle,
+        ]
+    }
+}
+
+/// A real manual count of a road class: 12 hours (7:00 to 19:00) of counts of the
+/// [`crate::vehicles::MODELLED_VEHICLES`].
+#[derive(Deserialize)]
+pub struct SeedHourly {
+    pub class: String,
+    pub hours: Vec<Vec<f64>>,
+}
+
+/// Read and check a seed file, gzipped or not.
+pub fn read_seed(path: &Path) -> Result<Seed, SynthError> {
+    let f = File::open(path).map_err(io_err(path))?;
+    let mut bytes = Vec::new();
+    let mut r = BufReader::new(f);
+    r.read_to_end(&mut bytes).map_err(io_err(path))?;
+    let json = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_end(&mut out)
+            .map_err(io_err(path))?;
+        out
+    } else {
+        bytes
+    };
+    let seed: Seed = serde_json::from_slice(&json).map_err(|source| SynthError::SeedJson {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    check_seed(&seed).map_err(|msg| SynthError::Seed {
+        path: path.to_path_buf(),
+        msg,
+    })?;
+    Ok(seed)
+}
+
+/// What the generator needs of a seed beyond its shape.
+fn check_seed(seed: &Seed) -> Result<(), String> {
+    if seed.las.is_empty() {
+        return Err("no local authorities".into());
+    }
+    if seed
+        .hourly
+        .iter()
+        .any(|t| t.hours.len() != 12 || t.hours.iter().any(|h| h.len() != NV))
+    {
+        return Err(format!(
+            "hourly templates must be 12 hours x {NV} vehicle counts"
+        ));
+    }
+    for class in CLASSES {
+        if !seed.flows.iter().any(|f| f.class == class)
+            || !seed.hourly.iter().any(|h| h.class == class)
+        {
+            return Err(format!("no flow or hourly template for road class {class}"));
+        }
+    }
+    for la in &seed.las {
+        if seed.region(la.region_id).is_none() {
+            return Err(format!(
+                "local authority {} has unknown region {}",
+                la.id, la.region_id
+            ));
+        }
+    }
+    Ok(())
+}
