@@ -15,8 +15,9 @@
 //! | `region_traffic_by_road_type.csv`           | seed rows         |
 //!
 //! What a file is comes from the catalogue (`roadtraffic_catalog`), the one description of every
-//! dataset: its name, its columns in order and their headers are its dataset's national file, and
-//! totals are the sums [`roadtraffic_catalog::TOTALS`] declares.
+//! dataset: its name, its columns in order and their headers are its dataset's national file, the
+//! vehicles are its vehicle columns, and totals are the sums [`roadtraffic_catalog::TOTALS`]
+//! declares.
 //!
 //! The output is a pure function of the options and the seed file: every random draw comes from
 //! a SplitMix64 stream keyed by (seed, count point, year, purpose), and only IEEE basic operations
@@ -68,7 +69,7 @@
 //! | `units`         | miles from kilometres, as DfT rounds them                                |
 //! | `text`          | numbers and quoted text as the CSV files write them                      |
 //! | `calendar`      | dates of the raw counts, and their weekdays                              |
-//! | `vehicles`      | the vehicles the model counts                                            |
+//! | `vehicles`      | the modelled vehicles: the catalogue's vehicle columns that are no total |
 //! | `road_class`    | the road classes of the seed's templates                                 |
 //! | [`seed`]        | the seed file's layout, reading and checks                               |
 //! | `csv_file`      | the writer of a national file, column by catalogue column                |

@@ -4,13 +4,17 @@
 //! The seed file holds each row as a JSON array; serde reads an array into a struct field by
 //! field, in order, so each struct below is the layout of its rows. Every element must have a
 //! field (serde refuses a longer array): the published miles are read and not used, being
-//! recomputed from the perturbed kilometres.
+//! recomputed from the perturbed kilometres. A flow template's vehicles are the catalogue's
+//! modelled vehicles (`vehicles::MODELLED_VEHICLES`), read by position rather than repeated
+//! here as fields.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use crate::error::{io_err, SynthError};
@@ -108,41 +112,49 @@ pub struct SeedIdent {
     pub link_length_km: Option<f64>,
 }
 
-/// A real AADF of a road class and year.
-#[derive(Deserialize)]
+/// A real AADF of a road class and year: `[class, year, flow of each modelled vehicle...]`.
 pub struct SeedFlow {
     pub class: String,
     pub year: u16,
-    pub pedal_cycles: f64,
-    pub two_wheeled_motor_vehicles: f64,
-    pub cars_and_taxis: f64,
-    pub buses_and_coaches: f64,
-    pub lgvs: f64,
-    pub hgvs_2_rigid_axle: f64,
-    pub hgvs_3_rigid_axle: f64,
-    pub hgvs_4_or_more_rigid_axle: f64,
-    pub hgvs_3_or_4_articulated_axle: f64,
-    pub hgvs_5_articulated_axle: f64,
-    pub hgvs_6_articulated_axle: f64,
+    /// By [`crate::vehicles::MODELLED_VEHICLES`] position.
+    pub aadf: [f64; NV],
 }
 
-impl SeedFlow {
-    /// Its AADF in [`crate::vehicles::MODELLED_VEHICLES`] order.
-    pub fn aadf(&self) -> [f64; NV] {
-        [
-            self.pedal_cycles,
-            self.two_wheeled_motor_vehicles,
-            self.cars_and_taxis,
-            self.buses_and_coaches,
-            self.lgvs,
-            self.hgvs_2_rigid_axle,
-            self.hgvs_3_rigid_axle,
-            self.hgvs_4_or_more_rigid_axle,
-            self.hgvs_3_or_4_articulated_axle,
-            self.hgvs_5_articulated_axle,
-            self.hgvs_6_articulated_axle,
-        ]
+impl<'de> Deserialize<'de> for SeedFlow {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_seq(FlowVisitor)
     }
+}
+
+/// Reads a [`SeedFlow`] from its array; serde_json refuses elements left over after it.
+struct FlowVisitor;
+
+impl<'de> Visitor<'de> for FlowVisitor {
+    type Value = SeedFlow;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a road class, a year and {NV} vehicle flows")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SeedFlow, A::Error> {
+        let class = element(&mut seq, 0, &self)?;
+        let year = element(&mut seq, 1, &self)?;
+        let mut aadf = [0.0; NV];
+        for (k, flow) in aadf.iter_mut().enumerate() {
+            *flow = element(&mut seq, 2 + k, &self)?;
+        }
+        Ok(SeedFlow { class, year, aadf })
+    }
+}
+
+/// Element `index` of an array, which must be there.
+fn element<'de, T: Deserialize<'de>, A: SeqAccess<'de>>(
+    seq: &mut A,
+    index: usize,
+    expected: &dyn de::Expected,
+) -> Result<T, A::Error> {
+    seq.next_element()?
+        .ok_or_else(|| de::Error::invalid_length(index, expected))
 }
 
 /// A real manual count of a road class: 12 hours (7:00 to 19:00) of counts of the

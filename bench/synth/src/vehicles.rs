@@ -1,20 +1,98 @@
-//! The vehicles the model counts.
+//! The vehicles the model counts, taken from the catalogue: its vehicle columns
+//! ([`VEHICLES`]) that are no total of others ([`TOTALS`]), in catalogue order. The totals are
+//! never modelled: a row's totals are the sums of its vehicles (see `model::totals`).
+//!
+//! The seed's flow and hourly templates hold one value per modelled vehicle, in this order, so a
+//! vehicle added to the catalogue needs a seed that counts it: reading an older seed then fails
+//! with the number of values it expected, rather than filling the columns in the wrong order.
 
-/// The vehicles the model counts, by catalogue name: those of the seed's templates, in the seed's
-/// order. A vehicle column of the catalogue that is not one of them is written empty, and adds
-/// nothing to a total it is a part of.
-pub const MODELLED_VEHICLES: [&str; NV] = [
-    "pedal_cycles",
-    "two_wheeled_motor_vehicles",
-    "cars_and_taxis",
-    "buses_and_coaches",
-    "lgvs",
-    "hgvs_2_rigid_axle",
-    "hgvs_3_rigid_axle",
-    "hgvs_4_or_more_rigid_axle",
-    "hgvs_3_or_4_articulated_axle",
-    "hgvs_5_articulated_axle",
-    "hgvs_6_articulated_axle",
-];
+use roadtraffic_catalog::{TOTALS, VEHICLES};
+
 /// Number of [`MODELLED_VEHICLES`].
-pub const NV: usize = 11;
+pub const NV: usize = modelled_count();
+
+/// The vehicles the model counts, by catalogue name, in catalogue order.
+pub const MODELLED_VEHICLES: [&str; NV] = modelled_names();
+
+/// Whether a modelled vehicle (by [`MODELLED_VEHICLES`] position) is a motor vehicle: a part,
+/// directly or through another total, of the catalogue's `all_motor_vehicles`.
+pub fn motor_vehicles() -> [bool; NV] {
+    MODELLED_VEHICLES.map(|vehicle| is_part_of(vehicle, "all_motor_vehicles"))
+}
+
+/// Whether `name` is a part of the total `total`, directly or through a total among its parts.
+pub fn is_part_of(name: &str, total: &str) -> bool {
+    let Some(total) = TOTALS.iter().find(|t| t.total == total) else {
+        return false;
+    };
+    (total.parts.iter()).any(|part| *part == name || is_part_of(name, part))
+}
+
+// Array lengths are constants, so the list is derived at compile time: `str` comparison and
+// iterators are not `const`, hence the loops.
+
+const fn modelled_count() -> usize {
+    let (mut n, mut i) = (0, 0);
+    while i < VEHICLES.len() {
+        if !is_total(VEHICLES[i].name) {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+const fn modelled_names() -> [&'static str; NV] {
+    let mut names = [""; NV];
+    let (mut n, mut i) = (0, 0);
+    while i < VEHICLES.len() {
+        if !is_total(VEHICLES[i].name) {
+            names[n] = VEHICLES[i].name;
+            n += 1;
+        }
+        i += 1;
+    }
+    names
+}
+
+const fn is_total(name: &str) -> bool {
+    let mut i = 0;
+    while i < TOTALS.len() {
+        if same_text(TOTALS[i].total, name) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+const fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seed's templates count these vehicles in this order (its layout, fixed when it was
+    /// drawn): the catalogue's list must still give them.
+    #[test]
+    fn the_catalogue_gives_the_seeds_vehicles() {
+        assert_eq!(NV, 11);
+        assert_eq!(MODELLED_VEHICLES[0], "pedal_cycles");
+        assert_eq!(MODELLED_VEHICLES[NV - 1], "hgvs_6_articulated_axle");
+        let motor = motor_vehicles();
+        assert!(!motor[0] && motor[1..].iter().all(|m| *m));
+    }
+}

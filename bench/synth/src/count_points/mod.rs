@@ -15,6 +15,7 @@ use std::collections::{HashMap, HashSet};
 use crate::error::SynthError;
 use crate::model::count_point::CountPoint;
 use crate::model::totals::TotalsRule;
+use crate::model::trend::vehicle_trends;
 use crate::model::Model;
 use crate::options::SynthOptions;
 use crate::rng::{Rng, KEY_LA};
@@ -31,10 +32,11 @@ use templates::Templates;
 /// The release's count points, by id, and what their rows are drawn from.
 pub fn build_model(seed: &Seed, opts: &SynthOptions) -> Result<Model, SynthError> {
     opts.check()?;
+    let trends = vehicle_trends();
     let real = RealIdentities::from_seed(seed);
     let las = local_authorities(seed, &real);
     let allocation = allocate_count_points(&las, &real, opts)?;
-    let templates = Templates::from_seed(seed).ok_or_else(|| SynthError::Seed {
+    let templates = Templates::from_seed(seed, &trends).ok_or_else(|| SynthError::Seed {
         path: opts.seed_path.clone(),
         msg: "empty templates for a road class".into(),
     })?;
@@ -54,6 +56,7 @@ pub fn build_model(seed: &Seed, opts: &SynthOptions) -> Result<Model, SynthError
         cps,
         location_text: locations.text,
         shapes: templates.shapes,
+        trends,
         totals: TotalsRule::from_catalogue(),
     })
 }

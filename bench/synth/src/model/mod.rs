@@ -11,7 +11,7 @@ use crate::rng::{Rng, KEY_AADF, KEY_DIR};
 use crate::vehicles::NV;
 use count_point::{CountPoint, Shape};
 use totals::{Counts, TotalsRule};
-use trend::{trend, TREND_GROUP};
+use trend::Trend;
 
 /// The release's count points, by id, and what their rows are drawn from.
 pub struct Model {
@@ -22,6 +22,8 @@ pub struct Model {
     pub location_text: Vec<u8>,
     /// The hourly shapes of each road class's manual counts.
     pub shapes: [Vec<Shape>; 4],
+    /// The national trend of each modelled vehicle.
+    pub trends: [Trend; NV],
     pub totals: TotalsRule,
 }
 
@@ -30,13 +32,12 @@ impl Model {
     fn aadf_parts(&self, cp: &CountPoint, year: u16) -> [i64; NV] {
         let mut r = Rng::keyed(self.seed, cp.id as u64, year as u64, KEY_AADF);
         let common = cp.slope * (year as f64 - 2019.0) + 0.06 * r.normal();
-        let mut v = [0i64; NV];
-        for k in 0..NV {
-            let x =
-                cp.base[k] * trend(TREND_GROUP[k], year) * dmath::exp(common + 0.04 * r.normal());
-            v[k] = r.round_stoch(x);
+        let mut parts = [0i64; NV];
+        for ((part, base), trend) in parts.iter_mut().zip(cp.base).zip(self.trends) {
+            let x = base * trend.at(year) * dmath::exp(common + 0.04 * r.normal());
+            *part = r.round_stoch(x);
         }
-        v
+        parts
     }
 
     /// A count point's AADF of a year, with its totals.
