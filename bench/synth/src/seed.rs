@@ -4,22 +4,23 @@
 //! The seed file holds each row as a JSON array; serde reads an array into a struct field by
 //! field, in order, so each struct below is the layout of its rows. Every element must have a
 //! field (serde refuses a longer array): the published miles are read and not used, being
-//! recomputed from the perturbed kilometres. A flow template's vehicles are the catalogue's
-//! modelled vehicles (`vehicles::MODELLED_VEHICLES`), read by position rather than repeated
-//! here as fields.
+//! recomputed from the perturbed kilometres. The vehicles of a flow template and of a region's
+//! traffic by vehicle type are read by position, in the catalogue's order (see `vehicles`),
+//! rather than repeated here as fields.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::File;
 use std::io::{BufReader, Read};
+use std::marker::PhantomData;
 use std::path::Path;
 
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, Expected, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use crate::error::{io_err, SynthError};
 use crate::road_class::CLASSES;
-use crate::vehicles::NV;
+use crate::vehicles::{region_table_vehicles, NV};
 
 #[derive(Deserialize)]
 pub struct Seed {
@@ -69,20 +70,14 @@ pub struct SeedLaTraffic {
     pub all_motor_vehicles: f64,
 }
 
-/// Traffic by vehicle type of a region and year, in vehicle miles.
-#[derive(Deserialize)]
+/// Traffic by vehicle type of a region and year, in vehicle miles: `[year, region_id,
+/// link_length_km, link_length_miles, traffic of each vehicle...]`.
 pub struct SeedRegionVehicle {
     pub year: u16,
     pub region_id: u32,
     pub link_length_km: f64,
-    _link_length_miles: f64,
-    pub pedal_cycles: f64,
-    pub two_wheeled_motor_vehicles: f64,
-    pub cars_and_taxis: f64,
-    pub buses_and_coaches: f64,
-    pub lgvs: f64,
-    pub all_hgvs: f64,
-    pub all_motor_vehicles: f64,
+    /// By [`region_table_vehicles`] position.
+    pub traffic: Vec<f64>,
 }
 
 /// Traffic of a region, year and road category.
@@ -120,41 +115,90 @@ pub struct SeedFlow {
     pub aadf: [f64; NV],
 }
 
-impl<'de> Deserialize<'de> for SeedFlow {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_seq(FlowVisitor)
+/// A seed row of named leading fields followed by one value per vehicle, which serde cannot
+/// derive (serde_json refuses elements left over after it).
+trait PositionalRow: Sized {
+    fn expecting(f: &mut fmt::Formatter) -> fmt::Result;
+    fn read<'de, A: SeqAccess<'de>>(seq: &mut A, row: &dyn Expected) -> Result<Self, A::Error>;
+}
+
+struct RowVisitor<T>(PhantomData<T>);
+
+impl<'de, T: PositionalRow> Visitor<'de> for RowVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        T::expecting(f)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+        T::read(&mut seq, &self)
     }
 }
 
-/// Reads a [`SeedFlow`] from its array; serde_json refuses elements left over after it.
-struct FlowVisitor;
+/// Element `index` of a row, which must be there.
+fn element<'de, T: Deserialize<'de>, A: SeqAccess<'de>>(
+    seq: &mut A,
+    index: usize,
+    row: &dyn Expected,
+) -> Result<T, A::Error> {
+    seq.next_element()?
+        .ok_or_else(|| de::Error::invalid_length(index, row))
+}
 
-impl<'de> Visitor<'de> for FlowVisitor {
-    type Value = SeedFlow;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+impl PositionalRow for SeedFlow {
+    fn expecting(f: &mut fmt::Formatter) -> fmt::Result {
         write!(f, "a road class, a year and {NV} vehicle flows")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SeedFlow, A::Error> {
-        let class = element(&mut seq, 0, &self)?;
-        let year = element(&mut seq, 1, &self)?;
+    fn read<'de, A: SeqAccess<'de>>(seq: &mut A, row: &dyn Expected) -> Result<Self, A::Error> {
+        let class = element(seq, 0, row)?;
+        let year = element(seq, 1, row)?;
         let mut aadf = [0.0; NV];
         for (k, flow) in aadf.iter_mut().enumerate() {
-            *flow = element(&mut seq, 2 + k, &self)?;
+            *flow = element(seq, 2 + k, row)?;
         }
         Ok(SeedFlow { class, year, aadf })
     }
 }
 
-/// Element `index` of an array, which must be there.
-fn element<'de, T: Deserialize<'de>, A: SeqAccess<'de>>(
-    seq: &mut A,
-    index: usize,
-    expected: &dyn de::Expected,
-) -> Result<T, A::Error> {
-    seq.next_element()?
-        .ok_or_else(|| de::Error::invalid_length(index, expected))
+impl<'de> Deserialize<'de> for SeedFlow {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_seq(RowVisitor(PhantomData))
+    }
+}
+
+impl PositionalRow for SeedRegionVehicle {
+    fn expecting(f: &mut fmt::Formatter) -> fmt::Result {
+        let vehicles = region_table_vehicles().len();
+        write!(
+            f,
+            "a year, a region, link lengths and {vehicles} vehicle traffics"
+        )
+    }
+
+    fn read<'de, A: SeqAccess<'de>>(seq: &mut A, row: &dyn Expected) -> Result<Self, A::Error> {
+        let year = element(seq, 0, row)?;
+        let region_id = element(seq, 1, row)?;
+        let link_length_km = element(seq, 2, row)?;
+        // the published miles, recomputed from the perturbed kilometres
+        let _: f64 = element(seq, 3, row)?;
+        let traffic = (4..4 + region_table_vehicles().len())
+            .map(|index| element(seq, index, row))
+            .collect::<Result<_, _>>()?;
+        Ok(SeedRegionVehicle {
+            year,
+            region_id,
+            link_length_km,
+            traffic,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for SeedRegionVehicle {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_seq(RowVisitor(PhantomData))
+    }
 }
 
 /// A real manual count of a road class: 12 hours (7:00 to 19:00) of counts of the

@@ -15,6 +15,7 @@ use crate::error::SynthError;
 use crate::options::SynthOptions;
 use crate::report::FileSummary;
 use crate::seed::{Seed, SeedLa};
+use crate::vehicles::region_table_vehicles;
 use rows::{la_traffic_row, region_road_row, region_vehicle_row, SummaryRow};
 
 /// Whether a row of the seed's summary tables is in the release: of its regions and its summary
@@ -35,9 +36,10 @@ pub fn write_summaries(seed: &Seed, opts: &SynthOptions) -> Result<Vec<FileSumma
         let la = las.get(&row.la_id)?;
         in_release(opts, la.region_id, row.year).then(|| la_traffic_row(seed, opts.seed, la, row))
     });
+    let region_vehicles = region_table_vehicles();
     let by_vehicle = (seed.region_vehicle.iter())
         .filter(|row| in_release(opts, row.region_id, row.year))
-        .map(|row| region_vehicle_row(seed, opts.seed, row));
+        .map(|row| region_vehicle_row(seed, opts.seed, row, &region_vehicles));
     let by_road = (seed.region_road.iter())
         .filter(|row| in_release(opts, row.region_id, row.year))
         .map(|row| region_road_row(seed, opts.seed, row));

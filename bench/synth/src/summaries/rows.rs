@@ -1,28 +1,17 @@
 //! A row of the summary tables, which gives each column its value: the row's year, region, LA or
 //! road category, link length and traffic, as R wrote them.
 
+use roadtraffic_catalog::VEHICLES;
+
 use super::perturb::{LinkLength, Perturb};
 use crate::csv_file::{column_enum, Field, Record};
 use crate::seed::{Seed, SeedLa, SeedLaTraffic, SeedRegion, SeedRegionRoad, SeedRegionVehicle};
 use crate::text::{push_r, push_some_number, push_some_text, push_u64, Quote};
+use crate::vehicles::vehicle_column;
 
-column_enum! {
-    /// The traffic columns of the seed's summary tables, in the seed's order.
-    pub enum SummaryVehicle {
-        PedalCycles => "pedal_cycles",
-        TwoWheeledMotorVehicles => "two_wheeled_motor_vehicles",
-        CarsAndTaxis => "cars_and_taxis",
-        BusesAndCoaches => "buses_and_coaches",
-        Lgvs => "lgvs",
-        AllHgvs => "all_hgvs",
-        AllMotorVehicles => "all_motor_vehicles",
-    }
-}
-
-const SUMMARY_VEHICLES: usize = SummaryVehicle::ALL.len();
-
-/// A summary row's traffic (vehicle miles) by [`SummaryVehicle`]; None where its table has none.
-type SummaryTraffic = [Option<f64>; SUMMARY_VEHICLES];
+/// A summary row's traffic (vehicle miles) by catalogue vehicle column ([`VEHICLES`] position);
+/// None where its table has none.
+type SummaryTraffic = [Option<f64>; VEHICLES.len()];
 
 /// A row of one of the summary tables: a real row of the seed, perturbed. What a table's rows do
 /// not hold (an LA row's road category) is None, and a column asking for it is written empty.
@@ -48,7 +37,7 @@ impl<'a> SummaryRow<'a> {
             road_category_id: None,
             road_category: None,
             link_length,
-            traffic: [None; SUMMARY_VEHICLES],
+            traffic: [None; VEHICLES.len()],
         }
     }
 }
@@ -79,14 +68,15 @@ column_enum! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SummaryField {
     Value(SummaryValue),
-    Traffic(SummaryVehicle),
+    /// The traffic of a catalogue vehicle column, by [`VEHICLES`] position.
+    Traffic(usize),
 }
 
 impl Field for SummaryField {
     fn of_column(name: &str) -> Option<SummaryField> {
         SummaryValue::of_column(name)
             .map(SummaryField::Value)
-            .or_else(|| SummaryVehicle::of_column(name).map(SummaryField::Traffic))
+            .or_else(|| vehicle_column(name).map(SummaryField::Traffic))
     }
 }
 
@@ -97,7 +87,7 @@ impl Record for SummaryRow<'_> {
         match field {
             SummaryField::Value(value) => self.push_value(value, quote, buf),
             SummaryField::Traffic(vehicle) => {
-                if let Some(x) = self.traffic[vehicle as usize] {
+                if let Some(x) = self.traffic[vehicle] {
                     push_r(buf, x);
                 }
             }
@@ -139,9 +129,9 @@ pub fn la_traffic_row<'a>(
 ) -> SummaryRow<'a> {
     let mut p = Perturb::new(prng_seed, 1, row.la_id as u64, row.year as u64);
     let link_length = p.link_length(row.link_length_km);
-    let mut traffic = [None; SUMMARY_VEHICLES];
-    traffic[SummaryVehicle::CarsAndTaxis as usize] = Some(p.value(row.cars_and_taxis));
-    traffic[SummaryVehicle::AllMotorVehicles as usize] = Some(p.value(row.all_motor_vehicles));
+    let mut traffic = [None; VEHICLES.len()];
+    traffic[catalogue_vehicle("cars_and_taxis")] = Some(p.value(row.cars_and_taxis));
+    traffic[catalogue_vehicle("all_motor_vehicles")] = Some(p.value(row.all_motor_vehicles));
     SummaryRow {
         local_authority: Some(la),
         traffic,
@@ -150,15 +140,22 @@ pub fn la_traffic_row<'a>(
 }
 
 /// A region's traffic by vehicle type in a year, made synthetic.
+/// `vehicles` are the table's vehicle columns, in the order of the row's traffic
+/// ([`crate::vehicles::region_table_vehicles`]).
 pub fn region_vehicle_row<'a>(
     seed: &'a Seed,
     prng_seed: u64,
     row: &SeedRegionVehicle,
+    vehicles: &[usize],
 ) -> SummaryRow<'a> {
     let mut p = Perturb::new(prng_seed, 2, row.region_id as u64, row.year as u64);
     let link_length = p.link_length(row.link_length_km);
+    let mut traffic = [None; VEHICLES.len()];
+    for (&vehicle, &x) in vehicles.iter().zip(&row.traffic) {
+        traffic[vehicle] = Some(p.value(x));
+    }
     SummaryRow {
-        traffic: region_vehicle_traffic(row).map(|x| Some(p.value(x))),
+        traffic,
         ..SummaryRow::new(seed, row.year, row.region_id, link_length)
     }
 }
@@ -172,8 +169,8 @@ pub fn region_road_row<'a>(
     let key = row.region_id as u64 * 16 + row.road_category_id as u64;
     let mut p = Perturb::new(prng_seed, 3, key, row.year as u64);
     let link_length = p.link_length(row.link_length_km);
-    let mut traffic = [None; SUMMARY_VEHICLES];
-    traffic[SummaryVehicle::AllMotorVehicles as usize] = Some(p.value(row.all_motor_vehicles));
+    let mut traffic = [None; VEHICLES.len()];
+    traffic[catalogue_vehicle("all_motor_vehicles")] = Some(p.value(row.all_motor_vehicles));
     SummaryRow {
         road_category_id: Some(row.road_category_id),
         road_category: Some(&row.road_category),
@@ -182,17 +179,9 @@ pub fn region_road_row<'a>(
     }
 }
 
-/// A region's traffic by vehicle type, in [`SummaryVehicle::ALL`] order.
-fn region_vehicle_traffic(row: &SeedRegionVehicle) -> [f64; SUMMARY_VEHICLES] {
-    [
-        row.pedal_cycles,
-        row.two_wheeled_motor_vehicles,
-        row.cars_and_taxis,
-        row.buses_and_coaches,
-        row.lgvs,
-        row.all_hgvs,
-        row.all_motor_vehicles,
-    ]
+/// The [`VEHICLES`] position of a vehicle column the seed's summary rows name.
+fn catalogue_vehicle(name: &str) -> usize {
+    vehicle_column(name).expect("the seed's summary rows name catalogue vehicle columns")
 }
 
 #[cfg(test)]
