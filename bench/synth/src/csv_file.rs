@@ -14,6 +14,7 @@ use crate::error::{io_err, SynthError};
 use crate::report::FileSummary;
 use crate::text::{push_text, Quote};
 
+/// An enum of values a generated record holds, each named after the catalogue column it fills,
 /// with `ALL` (every variant and its column, in order) and `of_column` (the variant of a column).
 macro_rules! column_enum {
     (
@@ -66,6 +67,7 @@ struct PlannedColumn<F> {
     quote: Quote,
 }
 
+/// The national file of a dataset the generator writes (every one it writes is published).
 pub fn national_file(dataset: &'static Dataset) -> &'static NationalFile {
     dataset
         .national_file()

@@ -64,6 +64,11 @@ impl SynthOptions {
         self.summary_years = Some((2019, 2024));
     }
 
+    /// Whether every file of the release has the rows of this region.
+    pub(crate) fn includes_region(&self, region_id: u32) -> bool {
+        (self.regions.as_ref()).is_none_or(|regions| regions.contains(&region_id))
+    }
+
     /// Options the generator can work with: a year range it models, a finite scale.
     pub(crate) fn check(&self) -> Result<(), SynthError> {
         let (y0, y1) = self.years;

@@ -8,7 +8,7 @@ pub struct FileSummary {
     pub bytes: u64,
 }
 
-/// What [`generate`] wrote, in a fixed file order.
+/// What [`crate::generate`] wrote, in a fixed file order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SynthSummary {
     pub files: Vec<FileSummary>,

@@ -76,7 +76,8 @@ pub struct SeedRegionVehicle {
     pub year: u16,
     pub region_id: u32,
     pub link_length_km: f64,
-    /// By [`region_table_vehicles`] position.
+    /// By position among the vehicle columns the catalogue gives the region table, in catalogue
+    /// order.
     pub traffic: Vec<f64>,
 }
 

@@ -55,11 +55,7 @@ pub fn allocate_count_points(
     let quotas = full_size_quotas(las, real);
     let selected: Vec<bool> = las
         .iter()
-        .map(|l| {
-            opts.regions
-                .as_ref()
-                .is_none_or(|rs| rs.contains(&l.region_id))
-        })
+        .map(|l| opts.includes_region(l.region_id))
         .collect();
     if !selected.iter().any(|&x| x) {
         return Err(SynthError::Option(

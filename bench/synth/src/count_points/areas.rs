@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use crate::grid;
 use crate::seed::{Seed, SeedLa};
 
+/// A local authority of the seed, with its region and where its count points are.
 pub struct La<'a> {
     pub id: u32,
     pub name: &'a str,
@@ -39,6 +40,7 @@ pub struct Ident {
     pub km: Option<f64>,
 }
 
+/// Whether a road category is a motorway's (trunk or principal).
 pub fn is_motorway(category: &str) -> bool {
     category == "TM" || category == "PM"
 }

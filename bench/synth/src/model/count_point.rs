@@ -57,6 +57,7 @@ column_enum! {
     }
 }
 
+/// Number of [`LocationField`]s.
 pub const LOCATION_FIELDS: usize = LocationField::ALL.len();
 
 /// A location value of a count point as a CSV field (quoted if it needs it) in

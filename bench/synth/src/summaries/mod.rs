@@ -21,9 +21,7 @@ use rows::{la_traffic_row, region_road_row, region_vehicle_row, SummaryRow};
 /// Whether a row of the seed's summary tables is in the release: of its regions and its summary
 /// years.
 fn in_release(opts: &SynthOptions, region_id: u32, year: u16) -> bool {
-    opts.regions
-        .as_ref()
-        .is_none_or(|rs| rs.contains(&region_id))
+    opts.includes_region(region_id)
         && opts
             .summary_years
             .is_none_or(|(a, b)| year >= a && year <= b)
