@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::support::repo_path;
+use crate::support::{repo_path, shared};
 
 /// The crates whose modules are checked, by their source folders.
 const CRATES: &[&str] = &[
@@ -39,6 +39,35 @@ fn dependencies_between_top_level_modules_point_one_way() {
         "import cycles between top-level modules:\n{}",
         cycles.join("\n")
     );
+}
+
+/// The same rule by the measure the project's issues are written with (`../shared/hooks/
+/// mod_cycles.py`: files reaching each other through `crate::`, `super::`, `self::` and child
+/// paths, re-exports resolved to where a name is defined): no cycle of files spans two
+/// top-level modules.
+#[test]
+fn no_file_cycle_spans_two_top_level_modules() {
+    let Some(script) = shared("hooks/mod_cycles.py", "the shared measure of import cycles") else {
+        return;
+    };
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .args(CRATES.iter().map(|src| repo_path(src)))
+        .output()
+        .expect("python3");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && report.lines().count() == CRATES.len(),
+        "{report}"
+    );
+    for line in report.lines() {
+        let spans = line
+            .split("widest cycle spans ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse::<usize>().ok());
+        assert!(spans.is_some_and(|n| n <= 1), "{line}");
+    }
 }
 
 #[test]
