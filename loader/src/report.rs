@@ -9,9 +9,6 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
-use crate::fetch::FetchedFile;
-use crate::input::InputSource;
-use crate::target::Shrunk;
 use roadtraffic_catalog::changes::ChangeReport;
 use roadtraffic_catalog::schema::{self, metadata};
 
@@ -111,6 +108,27 @@ pub struct SourceReport {
 pub struct TableRows {
     pub table: String,
     pub rows: u64,
+}
+
+/// A table the new file would hold far less of than the one it replaces.
+#[derive(Debug, Clone, Serialize)]
+pub struct Shrunk {
+    pub table: String,
+    pub before: u64,
+    pub after: u64,
+}
+
+/// One file of the release as fetched (`--fetch`), as the metadata keeps it.
+#[derive(Debug, Clone, Serialize)]
+pub struct FetchedFile {
+    pub url: String,
+    pub file: String,
+    pub bytes: u64,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    pub sha256: String,
+    /// False when the server said the cached copy was current (it was not fetched again).
+    pub downloaded: bool,
 }
 
 #[derive(Debug, Default, Clone, Serialize)]
@@ -404,8 +422,9 @@ impl Progress {
         }
     }
 
-    pub fn source_done(&self, source: &InputSource) {
-        self.done_bytes.set(self.done_bytes.get() + source.size);
+    /// A source of `source_bytes` read to its end.
+    pub fn source_done(&self, source_bytes: u64) {
+        self.done_bytes.set(self.done_bytes.get() + source_bytes);
         if let Some(bar) = &self.bar {
             bar.set_position(self.done_bytes.get());
         }

@@ -215,7 +215,7 @@ impl TableLoader {
                 }
             }
             self.flush(sinks.link)?;
-            sinks.progress.source_done(source);
+            sinks.progress.source_done(source.size);
             report_stream_notes(&name, &opened.notes.borrow(), sinks.report);
             Ok(())
         })
