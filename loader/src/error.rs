@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::guard::RecordTooLong;
 use crate::report::{self, LoadReport};
 
 #[derive(Debug, thiserror::Error)]
@@ -153,6 +152,16 @@ pub enum Refusal {
         table: &'static str,
         missing: Vec<&'static str>,
     },
+}
+
+/// A record longer than the limit (`--max-record-bytes`): the guard (`guard.rs`) fails the
+/// read with this inside the `io::Error`, before the CSV parser holds the record whole.
+#[derive(Debug, thiserror::Error)]
+#[error("a record longer than {max_bytes} bytes starts here (the limit is --max-record-bytes)")]
+pub struct RecordTooLong {
+    /// The line the record starts on (1-based).
+    pub line: u64,
+    pub max_bytes: u64,
 }
 
 /// Every file refused, the first few listed and how many more.
