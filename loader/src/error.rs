@@ -1,6 +1,10 @@
 //! What can stop a load, stage by stage: reaching the inputs, recognising each file, reading
 //! its rows, the rows themselves, writing SQLite, replacing the target. Each prints the
 //! message a person reads (file, line, column, value), never debug text.
+//!
+//! The errors sit below the stages, which import them, never the reverse; above only the
+//! report's data, since a load refused for its rows or its size carries the report (and prints
+//! it with the report's own text, `report/text.rs`).
 
 use std::path::{Path, PathBuf};
 
