@@ -9,10 +9,9 @@ use rustc_hash::FxHashMap;
 
 use roadtraffic_catalog::{self as catalog, AreaField, Completion, Dataset, Derivation, Fill};
 
-use crate::error::InputError;
+use crate::error::{InputError, LoadError};
 use crate::report::LoadReport;
 use crate::value::Value;
-use crate::LoadError;
 
 /// The bundled reference file: country ids, names and ONS codes.
 const BUNDLED_COUNTRIES: &str = include_str!("../../data/countries.csv");

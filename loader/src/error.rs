@@ -1,10 +1,13 @@
 //! What can stop a load, stage by stage: reaching the inputs, recognising each file, reading
 //! its rows, the rows themselves, writing SQLite, replacing the target. Each prints the
 //! message a person reads (file, line, column, value), never debug text.
+//!
+//! The errors sit below the stages, which import them, never the reverse; above only the
+//! report's data, since a load refused for its rows or its size carries the report (and prints
+//! it with the report's own text, `report/text.rs`).
 
 use std::path::{Path, PathBuf};
 
-use crate::guard::RecordTooLong;
 use crate::report::{self, LoadReport};
 
 #[derive(Debug, thiserror::Error)]
@@ -153,6 +156,16 @@ pub enum Refusal {
         table: &'static str,
         missing: Vec<&'static str>,
     },
+}
+
+/// A record longer than the limit (`--max-record-bytes`): the guard (`guard.rs`) fails the
+/// read with this inside the `io::Error`, before the CSV parser holds the record whole.
+#[derive(Debug, thiserror::Error)]
+#[error("a record longer than {max_bytes} bytes starts here (the limit is --max-record-bytes)")]
+pub struct RecordTooLong {
+    /// The line the record starts on (1-based).
+    pub line: u64,
+    pub max_bytes: u64,
 }
 
 /// Every file refused, the first few listed and how many more.

@@ -12,14 +12,7 @@ use std::cell::RefCell;
 use std::io::{self, Read};
 use std::rc::Rc;
 
-/// A record longer than the limit: the read fails with this inside the `io::Error`.
-#[derive(Debug, thiserror::Error)]
-#[error("a record longer than {max_bytes} bytes starts here (the limit is --max-record-bytes)")]
-pub struct RecordTooLong {
-    /// The line the record starts on (1-based).
-    pub line: u64,
-    pub max_bytes: u64,
-}
+use crate::error::RecordTooLong;
 
 /// What the guard saw of the stream, read once the parser is done.
 #[derive(Debug, Default, Clone)]

@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{InputError, LoadError};
 use crate::guard::{RecordGuard, StreamNotes};
+use crate::report::SourceReport;
 
 /// One CSV stream: a file, or a member of a zip archive.
 #[derive(Debug, Clone)]
@@ -232,11 +233,11 @@ fn walk(dir: &Path, out: &mut Inputs) -> Result<usize, LoadError> {
 }
 
 /// Each file's name, size and SHA-256, for the metadata.
-pub fn describe(files: &[PathBuf]) -> Result<Vec<crate::SourceReport>, LoadError> {
+pub fn describe(files: &[PathBuf]) -> Result<Vec<SourceReport>, LoadError> {
     files
         .iter()
         .map(|f| {
-            Ok(crate::SourceReport {
+            Ok(SourceReport {
                 file: f.display().to_string(),
                 bytes: std::fs::metadata(f).map_err(|e| LoadError::io(f, e))?.len(),
                 sha256: sha256_file(f)?,

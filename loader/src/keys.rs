@@ -5,9 +5,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use roadtraffic_catalog::{Column, Dataset, ValueType};
 
+use crate::error::LoadError;
 use crate::report::{LoadReport, Problem};
 use crate::value::{self, Value};
-use crate::LoadError;
 
 /// The natural keys of one dataset's rows, across all its files.
 pub struct Keys {

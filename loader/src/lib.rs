@@ -13,7 +13,10 @@
 //! 5. **swap** (`target.rs`): the new file, built beside the target under a name of its own,
 //!    renamed over it only when complete and no smaller than what it replaces.
 //!
-//! The report (`report.rs`) gathers what every stage saw; `cli.rs` is the command line.
+//! The report (`report/`) gathers what every stage saw: its data in `report/mod.rs`, its forms
+//! (text, JSON, metadata, progress bar) beside it. The report and the errors sit below the
+//! stages, which import them, never the reverse: `cli -> run -> stages -> error -> report ->
+//! catalogue`. `cli.rs` is the command line.
 
 mod cells;
 pub mod cli;

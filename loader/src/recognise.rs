@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use roadtraffic_catalog::{self as catalog, Column, Dataset, Source};
 
-use crate::error::{FileRefusal, Refusal, Refusals};
+use crate::error::{FileRefusal, LoadError, RecordTooLong, Refusal, Refusals};
 use crate::guard::{self, StreamNotes};
 use crate::input::{self, DamagedMember, InputSource, SourceReader};
 use crate::value;
@@ -87,7 +87,7 @@ fn repeated(headers: &[String]) -> Option<(usize, usize)> {
 /// A read that failed, with its place.
 pub fn stream_error(name: &str, e: &csv::Error) -> FileRefusal {
     if let Some(long) = guard::record_too_long(e) {
-        let too_long = guard::RecordTooLong { ..*long };
+        let too_long = RecordTooLong { ..*long };
         return FileRefusal::new(name, Some(long.line), Refusal::TooLong(too_long));
     }
     let line = e.position().map_or(0, |p| p.line());
@@ -105,7 +105,7 @@ pub fn stream_error(name: &str, e: &csv::Error) -> FileRefusal {
 pub fn classify(
     sources: &[InputSource],
     max_record_bytes: u64,
-) -> Result<Vec<&'static Dataset>, crate::LoadError> {
+) -> Result<Vec<&'static Dataset>, LoadError> {
     let mut kinds = Vec::new();
     let mut refusals = Vec::new();
     for source in sources {

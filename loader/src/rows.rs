@@ -5,7 +5,7 @@ use roadtraffic_catalog::{Column, Dataset, Domain, Fill, Ids, Source};
 
 use crate::cells::{Cells, RowProblem};
 use crate::derived::{AreaPositions, Areas, Completions};
-use crate::error::FileRefusal;
+use crate::error::{FileRefusal, LoadError};
 use crate::guard::StreamNotes;
 use crate::input::{self, InputSource};
 use crate::keys::{DuplicatePlaces, Keys};
@@ -14,7 +14,7 @@ use crate::report::{LoadReport, Problem, Progress, WarningKind};
 use crate::runs::Runs;
 use crate::value::{self, Value};
 use crate::writer::{ToWriter, WriterLink, BATCH_ROWS};
-use crate::{LoadError, LoadOptions};
+use crate::LoadOptions;
 
 /// Where the columns that the catalogue gives a behaviour sit in a dataset's rows.
 struct RowLayout {
@@ -215,7 +215,7 @@ impl TableLoader {
                 }
             }
             self.flush(sinks.link)?;
-            sinks.progress.source_done(source);
+            sinks.progress.source_done(source.size);
             report_stream_notes(&name, &opened.notes.borrow(), sinks.report);
             Ok(())
         })

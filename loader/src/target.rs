@@ -14,15 +14,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::error::{LoadError, TargetError};
 use crate::input::{self, FileId};
-use crate::report::TableRows;
-
-/// A table the new file would hold far less of than the one it replaces.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Shrunk {
-    pub table: String,
-    pub before: u64,
-    pub after: u64,
-}
+use crate::report::{Shrunk, TableRows};
 
 /// The new file is refused if a table falls under this share of its old row count.
 const SHRINK_SHARE: u64 = 2;

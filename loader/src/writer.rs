@@ -11,9 +11,9 @@ use rusqlite::{Connection, OpenFlags};
 
 use roadtraffic_catalog::{self as catalog, schema, Dataset};
 
+use crate::error::LoadError;
 use crate::rendered;
 use crate::value::Value;
-use crate::LoadError;
 
 /// Rows travel to the SQLite thread in batches of this many.
 pub const BATCH_ROWS: usize = 2048;

@@ -16,11 +16,11 @@ mod verify;
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
 use roadtraffic_catalog as catalog;
 
 use crate::error::FetchError;
+/// What the report and the metadata keep of each fetched file.
+pub use crate::report::FetchedFile;
 use cache::{Cache, Record};
 use download::{Job, Outcome};
 pub use progress::Show;
@@ -40,19 +40,6 @@ pub struct FetchOptions {
     pub cache_dir: PathBuf,
     pub retries: u32,
     pub show: Show,
-}
-
-/// One file of the release as fetched, as the metadata keeps it.
-#[derive(Debug, Clone, Serialize)]
-pub struct FetchedFile {
-    pub url: String,
-    pub file: String,
-    pub bytes: u64,
-    pub etag: Option<String>,
-    pub last_modified: Option<String>,
-    pub sha256: String,
-    /// False when the server said the cached copy was current (it was not fetched again).
-    pub downloaded: bool,
 }
 
 /// The release in the cache: what each file was, and where it is.
