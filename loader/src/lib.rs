@@ -13,8 +13,8 @@
 //! 5. **swap** (`target.rs`): the new file, built beside the target under a name of its own,
 //!    renamed over it only when complete and no smaller than what it replaces.
 //!
-//! The report (`report/`) gathers what every stage saw: its data in `report/mod.rs`, its forms
-//! (text, JSON, metadata, progress bar) beside it. The report and the errors sit below the
+//! The report (`report/`) gathers what every stage saw: its data in `report/data.rs`, its forms
+//! (text, JSON, metadata, progress bar) beside it. What a load is asked is `options.rs`. The report and the errors sit below the
 //! stages, which import them, never the reverse: `cli -> run -> stages -> error -> report ->
 //! catalogue`. `cli.rs` is the command line.
 
@@ -27,6 +27,7 @@ pub mod fetch;
 mod guard;
 mod input;
 mod keys;
+mod options;
 mod recognise;
 mod rendered;
 mod report;
@@ -44,56 +45,10 @@ use roadtraffic_catalog::{self as catalog, Dataset};
 pub use error::{
     DiffError, FetchError, FileRefusal, InputError, LoadError, Refusal, Refusals, TargetError,
 };
+pub use options::{LoadOptions, DEFAULT_MAX_RECORD_BYTES};
 pub use report::{LoadReport, Problem, SourceReport};
 use rows::TableLoader;
 use target::Target;
-
-#[derive(Debug, Clone)]
-pub struct LoadOptions {
-    pub db: PathBuf,
-    pub inputs: Vec<PathBuf>,
-    /// Skip rows that cannot be read (and list them) instead of refusing the load.
-    pub skip_bad_rows: bool,
-    /// On a repeated natural key keep the first row instead of refusing the load.
-    pub keep_first: bool,
-    /// A label for the release, kept in the metadata table.
-    pub release: Option<String>,
-    /// The countries reference file (id, name, ons_code); the bundled one by default.
-    pub countries: Option<PathBuf>,
-    /// Draw a progress bar on stderr.
-    pub progress: bool,
-    /// Replace the file even if the new one lacks a table the old one has, or holds less than
-    /// half of one's rows.
-    pub allow_shrink: bool,
-    /// A record longer than this is refused at its line, unread.
-    pub max_record_bytes: u64,
-    /// Download the current release first, and load it besides `inputs` (`--fetch`).
-    pub fetch: Option<fetch::FetchOptions>,
-    /// Also keep every record's JSON, written once, for the server to copy (a larger file,
-    /// faster pages: see `rendered.rs`).
-    pub rendered_records: bool,
-}
-
-/// Real records are under 2 KB.
-pub const DEFAULT_MAX_RECORD_BYTES: u64 = 1 << 20;
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        LoadOptions {
-            db: PathBuf::new(),
-            inputs: Vec::new(),
-            skip_bad_rows: false,
-            keep_first: false,
-            release: None,
-            countries: None,
-            progress: false,
-            allow_shrink: false,
-            max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
-            fetch: None,
-            rendered_records: false,
-        }
-    }
-}
 
 /// Runs a whole load. On success the target file has been replaced; on failure it is untouched
 /// and nothing is left behind.

@@ -9,12 +9,12 @@ use crate::error::{FileRefusal, LoadError};
 use crate::guard::StreamNotes;
 use crate::input::{self, InputSource};
 use crate::keys::{DuplicatePlaces, Keys};
+use crate::options::LoadOptions;
 use crate::recognise::{self, header_matches};
 use crate::report::{LoadReport, Problem, Progress, WarningKind};
 use crate::runs::Runs;
 use crate::value::{self, Value};
 use crate::writer::{ToWriter, WriterLink, BATCH_ROWS};
-use crate::LoadOptions;
 
 /// Where the columns that the catalogue gives a behaviour sit in a dataset's rows.
 struct RowLayout {

@@ -1,6 +1,6 @@
 //! The report as `--report-json` writes it: every field, as the data holds it.
 
-use super::LoadReport;
+use super::data::LoadReport;
 
 impl LoadReport {
     pub fn to_json(&self) -> String {

@@ -3,7 +3,7 @@
 
 use roadtraffic_catalog::schema::{self, metadata};
 
-use super::LoadReport;
+use super::data::LoadReport;
 
 impl LoadReport {
     /// Key/value rows of the metadata table.

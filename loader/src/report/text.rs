@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{LoadReport, Problem, TableRows, WarningKind, LISTED};
+use super::data::{LoadReport, Problem, TableRows, WarningKind, LISTED};
 
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
