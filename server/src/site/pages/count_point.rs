@@ -12,7 +12,11 @@ use crate::error::ApiError;
 use crate::html::{page_in, Section};
 use crate::site::chart::Series;
 use crate::site::format::{self, aadf_groups};
-use crate::site::pages::{breadcrumbs, chart_and_table, long, map, wide, Figures, Focus};
+use crate::site::pages::context;
+use crate::site::pages::query::{long, wide};
+use crate::site::pages::template::{
+    area_trail, breadcrumbs, chart_and_table, map, vehicle, Context, Figures, Focus,
+};
 use crate::site::View;
 
 /// The count point's own columns, as read for its details.
@@ -34,16 +38,10 @@ struct Site {
 
 pub fn render(view: &View, id: i64) -> Result<Markup, ApiError> {
     let site = site(view, id)?.ok_or_else(|| ApiError::NotFound(format!("count point {id}")))?;
+    let ctx = context(view);
     let s = view.summary;
-    let region = s.region(site.region_id);
     let la = s.local_authority(site.local_authority_id);
-    let mut trail = vec![("/regions".to_string(), "Regions".to_string())];
-    if let Some(r) = region {
-        trail.push((format!("/regions/{}", r.id), r.name.clone()));
-    }
-    if let Some(a) = la {
-        trail.push((format!("/local-authorities/{}", a.id), a.name.clone()));
-    }
+    let trail = area_trail(s.region(site.region_id), la);
     let title = format!("Count point {id}: {}", site.road_name);
     let body = html! {
         (breadcrumbs(&trail))
@@ -55,13 +53,13 @@ pub fn render(view: &View, id: i64) -> Result<Markup, ApiError> {
             }
             section aria-labelledby="location" {
                 h2 #location { "Location" }
-                (map(view, Focus::CountPoint(id, coordinates(&site)), &format!("Map of count point {id} on {}", site.road_name)))
+                (map(&ctx, Focus::CountPoint(id, coordinates(&site)), &format!("Map of count point {id} on {}", site.road_name)))
             }
         }
         (aadf(view, id)?)
         (by_direction(view, id)?)
         (raw_counts(view, id)?)
-        (downloads(view, id))
+        (downloads(&ctx, id))
         section aria-labelledby="disclaimer" {
             h2 #disclaimer { "About these figures" }
             p { "Regional and national figures are robust and accredited official statistics. Estimates for single road links are less robust: they are not always based on up-to-date counts. Figures whose count method is “Counted” are likely more accurate than those “Estimated”. " a href="/about" { "More about the data" } }
@@ -163,7 +161,7 @@ fn aadf(view: &View, id: i64) -> Result<Markup, ApiError> {
         aadf_groups().join(", "),
         AADF.table
     );
-    let (xs, series) = wide(view, &sql, &[&id], aadf_groups())?;
+    let data = wide(view, &sql, &[&id], aadf_groups())?;
     let sql = format!(
         "SELECT estimation_method, estimation_method_detailed FROM {} \
          WHERE count_point_id = ?1 ORDER BY year",
@@ -181,7 +179,7 @@ fn aadf(view: &View, id: i64) -> Result<Markup, ApiError> {
         })?
         .collect::<Result<_, _>>()?;
     let title = format!("Annual average daily flow at count point {id}");
-    let figures = Figures::by_year("aadf", title, "vehicles per day", xs, series)
+    let figures = Figures::by_year("aadf", title, "vehicles per day", data, vehicle)
         .with_extra(vec![("Count method".into(), methods)]);
     Ok(html! {
         section aria-labelledby="aadf" {
@@ -198,9 +196,9 @@ fn by_direction(view: &View, id: i64) -> Result<Markup, ApiError> {
          WHERE count_point_id = ?1 ORDER BY year",
         AADF_BY_DIRECTION.table
     );
-    let (xs, series) = long(view, &sql, &[&id], DIRECTIONS, direction)?;
+    let data = long(view, &sql, &[&id], DIRECTIONS)?;
     let title = format!("All motor vehicles by direction of travel at count point {id}");
-    let figures = Figures::by_year("aadf-direction", title, "vehicles per day", xs, series);
+    let figures = Figures::by_year("aadf-direction", title, "vehicles per day", data, direction);
     Ok(html! {
         section aria-labelledby="by-direction" {
             h2 #by-direction { "Annual average daily flow by direction" }
@@ -310,8 +308,8 @@ fn count_day(n: usize, date: &str, cells: &[HourCount]) -> Markup {
 
 /// This count point's records of every dataset keyed by count point: its split file where DfT
 /// publishes one, else the API's CSV form filtered to it.
-fn downloads(view: &View, id: i64) -> Markup {
-    let api = view.api_base;
+fn downloads(ctx: &Context, id: i64) -> Markup {
+    let api = ctx.api_base;
     let by = "count_point_id";
     let mut links: Vec<(String, String)> = DATASETS
         .iter()

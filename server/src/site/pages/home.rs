@@ -7,7 +7,8 @@ use roadtraffic_catalog::COUNT_POINTS;
 
 use crate::error::ApiError;
 use crate::html::{page_in, Section};
-use crate::site::pages::{map, query_param, Focus};
+use crate::site::pages::template::{map, Focus};
+use crate::site::pages::{context, query_param};
 use crate::site::summary::Area;
 use crate::site::{format, View};
 
@@ -47,7 +48,7 @@ pub fn render(view: &View, query: &str) -> Result<Markup, ApiError> {
         @if let Some(results) = results { (results) }
         section aria-labelledby="map-heading" {
             h2 #map-heading { "Count points" }
-            (map(view, Focus::All, &label))
+            (map(&context(view), Focus::All, &label))
         }
         (headline(view))
     };

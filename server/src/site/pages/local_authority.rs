@@ -7,9 +7,11 @@ use roadtraffic_catalog::{AADF, COUNT_POINTS, LOCAL_AUTHORITY_TRAFFIC};
 
 use crate::error::ApiError;
 use crate::html::{page_in, Section};
-use crate::site::pages::{
-    breadcrumbs, chart_and_table, map, pager, query_param, wide, Figures, Focus,
+use crate::site::pages::query::wide;
+use crate::site::pages::template::{
+    area_trail, breadcrumbs, chart_and_table, map, pager, vehicle, Figures, Focus,
 };
+use crate::site::pages::{context, query_param};
 use crate::site::{format, View};
 
 /// Count points a page of the table.
@@ -18,7 +20,7 @@ const PER_PAGE: i64 = 50;
 pub fn list(view: &View) -> Result<Markup, ApiError> {
     let s = view.summary;
     let body = html! {
-        (breadcrumbs(&[("/regions".into(), "Regions".into())]))
+        (breadcrumbs(&area_trail(None, None)))
         h1 { "Local authorities" }
         div.table-scroll tabindex="0" role="region" aria-label="Local authorities (table)" {
             table {
@@ -55,19 +57,16 @@ pub fn one(view: &View, id: i64, query: &str) -> Result<Markup, ApiError> {
         columns.join(", "),
         LOCAL_AUTHORITY_TRAFFIC.table
     );
-    let (xs, series) = wide(view, &sql, &[&id], &columns)?;
+    let data = wide(view, &sql, &[&id], &columns)?;
     let lengths = link_lengths(view, &sql, id)?;
-    let latest = xs
-        .last()
-        .copied()
-        .zip(series[1].values.last().copied().flatten());
+    let latest = data.last_of("all_motor_vehicles");
     let traffic = chart_and_table(
         Figures::by_year(
             "la-traffic",
             format!("Traffic in {}", la.name),
             "vehicle miles",
-            xs,
-            series,
+            data,
+            vehicle,
         )
         .with_extra(vec![("Road length (km / miles)".into(), lengths)]),
     );
@@ -84,10 +83,7 @@ pub fn one(view: &View, id: i64, query: &str) -> Result<Markup, ApiError> {
         .and_then(|p| p.parse::<i64>().ok())
         .unwrap_or(1)
         .clamp(1, last.max(1));
-    let mut trail = vec![("/regions".to_string(), "Regions".to_string())];
-    if let Some(r) = region {
-        trail.push((format!("/regions/{}", r.id), r.name.clone()));
-    }
+    let trail = area_trail(region, None);
     let path = format!("/local-authorities/{id}");
     let body = html! {
         (breadcrumbs(&trail))
@@ -99,7 +95,7 @@ pub fn one(view: &View, id: i64, query: &str) -> Result<Markup, ApiError> {
         section aria-labelledby="points" {
             h2 #points { "Count points" }
             p { (format::whole(total as f64)) " count points in " (la.name) "." }
-            (map(view, Focus::LocalAuthority(id), &format!("Map of the {total} count points in {}", la.name)))
+            (map(&context(view), Focus::LocalAuthority(id), &format!("Map of the {total} count points in {}", la.name)))
             (count_points(view, id, page, total)?)
             (pager(&path, page, last))
         }

@@ -12,7 +12,11 @@ use roadtraffic_catalog::{
 
 use crate::error::ApiError;
 use crate::html::{page_in, Section};
-use crate::site::pages::{breadcrumbs, chart_and_table, long, map, wide, Figures, Focus};
+use crate::site::pages::context;
+use crate::site::pages::query::{long, wide};
+use crate::site::pages::template::{
+    area_trail, breadcrumbs, chart_and_table, map, vehicle, Figures, Focus,
+};
 use crate::site::summary::regional_vehicle_columns;
 use crate::site::{format, View};
 
@@ -79,7 +83,7 @@ pub fn one(view: &View, id: i64) -> Result<Markup, ApiError> {
         .filter(|a| a.parent == Some(id))
         .collect();
     let body = html! {
-        (breadcrumbs(&[("/regions".into(), "Regions".into())]))
+        (breadcrumbs(&area_trail(None, None)))
         h1 { (region.name) }
         @if let Some((y, total)) = latest {
             p.key-figure { (format::miles(total)) " vehicle miles were travelled on roads in " (region.name) " in " (y) "." }
@@ -96,7 +100,7 @@ pub fn one(view: &View, id: i64) -> Result<Markup, ApiError> {
         section aria-labelledby="points" {
             h2 #points { "Count points" }
             p { (format::whole(points as f64)) " count points in " (region.name) ", highlighted on the map." }
-            (map(view, Focus::Region(id), &format!("Map of the {points} count points in {}", region.name)))
+            (map(&context(view), Focus::Region(id), &format!("Map of the {points} count points in {}", region.name)))
         }
     };
     Ok(page_in(Section::Regions, &region.name, body))
@@ -110,19 +114,14 @@ fn by_vehicle(view: &View, id: i64, name: &str) -> Result<(Markup, Option<(i64, 
         columns.join(", "),
         REGION_TRAFFIC_BY_VEHICLE_TYPE.table
     );
-    let (xs, series) = wide(view, &sql, &[&id], &columns)?;
-    let latest = xs.last().copied().zip(
-        series
-            .iter()
-            .find(|s| s.key == "all_motor_vehicles")
-            .and_then(|s| s.values.last().copied().flatten()),
-    );
+    let data = wide(view, &sql, &[&id], &columns)?;
+    let latest = data.last_of("all_motor_vehicles");
     let by_vehicle = chart_and_table(Figures::by_year(
         "region-vehicles",
         format!("Traffic in {name} by vehicle type"),
         "vehicle miles",
-        xs,
-        series,
+        data,
+        vehicle,
     ));
     Ok((by_vehicle, latest))
 }
@@ -133,18 +132,12 @@ fn by_road(view: &View, id: i64, name: &str) -> Result<Markup, ApiError> {
         "SELECT year, road_category, all_motor_vehicles FROM {} WHERE region_id = ?1 ORDER BY year",
         REGION_TRAFFIC_BY_ROAD_TYPE.table
     );
-    let (xs, series) = long(
-        view,
-        &sql,
-        &[&id],
-        ROAD_CATEGORY_CODES,
-        format::category_name,
-    )?;
+    let data = long(view, &sql, &[&id], ROAD_CATEGORY_CODES)?;
     Ok(chart_and_table(Figures::by_year(
         "region-roads",
         format!("Motor vehicle traffic in {name} by road category"),
         "vehicle miles, all motor vehicles",
-        xs,
-        series,
+        data,
+        format::category_name,
     )))
 }
