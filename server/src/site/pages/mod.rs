@@ -1,7 +1,15 @@
-//! The site's pages, one module per kind, and the pieces they share, split into reading and
-//! drawing: [`query`] (numbers by year or hour, read into columns: no markup) and [`template`]
-//! (the map, a chart with its table, breadcrumbs, a pager: no SQL; a template gets a
-//! [`Context`] instead of the [`View`], so that it runs no query).
+//! The site's pages, one folder per kind of page, each split the same way:
+//!
+//! - `query.rs` reads what the page shows from the loaded file (SQLite, or what was learnt of
+//!   it once) into plain structs (no markup);
+//! - `template.rs` draws the page from those structs (no SQL, no connection: it gets a
+//!   [`Context`] instead of the [`View`]);
+//! - `mod.rs` is the page: the query, then the template.
+//!
+//! A template reads the types its query returns, never calls it; a query never imports a
+//! template. What pages share sits beside them, split the same way: [`query`] (numbers by year
+//! or hour, read into columns) and [`template`] (the map, a chart with its table, breadcrumbs,
+//! a pager).
 
 pub mod about;
 pub mod count_point;
