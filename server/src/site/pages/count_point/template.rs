@@ -7,11 +7,10 @@ use roadtraffic_catalog::{COUNT_POINTS, DATASETS};
 
 use crate::html::{page_in, Section};
 use crate::site::format;
+use crate::site::pages::query::Columns;
 use crate::site::pages::template::{
     area_trail, breadcrumbs, chart_and_table, map, series, vehicle, Context, Figures, Focus,
 };
-
-use crate::site::pages::query::Columns;
 
 use super::query::{Aadf, CountDay, Counts, Site};
 
