@@ -1,30 +1,30 @@
-//! `/about`: what the data is, its licence and disclaimer, the release loaded (the file's
-//! metadata table) and what changed with it (the loader's change report). The page is a list
-//! of sections, in [`render`].
+//! The about page: a list of sections, in [`page`].
 
 use maud::{html, Markup};
 
-use roadtraffic_catalog::changes::ChangeReport;
+use roadtraffic_catalog::changes::{ChangeReport, Revision};
 use roadtraffic_catalog::schema::metadata;
 
-use crate::error::ApiError;
 use crate::html::{page_in, Section};
+use crate::site::format;
+use crate::site::pages::template::Context;
 use crate::site::summary::Summary;
-use crate::site::{format, View};
 
-pub fn render(view: &View) -> Result<Markup, ApiError> {
+use super::query::{Field, Loaded, SourceFile};
+
+pub fn page(ctx: &Context, loaded: &Loaded) -> Markup {
     let sections = [
         the_data(),
         licence(),
         disclaimer(),
-        release_loaded(view.summary),
-        what_changed(view.summary, view.api_base),
+        release_loaded(ctx.summary, loaded),
+        what_changed(loaded.changes.as_ref(), ctx.api_base),
     ];
     let body = html! {
         h1 { "About the data" }
         @for s in &sections { (s) }
     };
-    Ok(page_in(Section::About, "About the data", body))
+    page_in(Section::About, "About the data", body)
 }
 
 fn the_data() -> Markup {
@@ -66,7 +66,7 @@ fn disclaimer() -> Markup {
 }
 
 /// The release loaded: the metadata table of the file, in words.
-pub fn release_loaded(summary: &Summary) -> Markup {
+fn release_loaded(summary: &Summary, loaded: &Loaded) -> Markup {
     let value = |key| summary.metadata(key).unwrap_or("");
     html! {
         section aria-labelledby="release" {
@@ -79,23 +79,19 @@ pub fn release_loaded(summary: &Summary) -> Markup {
                 dt { "Count points on the map" }
                 dd { (format::whole(summary.points.mapped as f64)) " of " (format::whole(summary.count_points as f64)) " (the others have no coordinates in Great Britain)" }
             }
-            (sources(value(metadata::SOURCES)))
-            (row_counts(value(metadata::ROW_COUNTS)))
+            (sources(&loaded.sources))
+            (row_counts(&loaded.row_counts))
         }
     }
 }
 
-/// What changed since the file this one replaced, as the loader kept it (`roadtraffic-load`
-/// compares every file it replaces); the same report as JSON at the API's
+/// What changed since the file this one replaced; the same report as JSON at the API's
 /// `/releases/latest/changes`.
-fn what_changed(summary: &Summary, api_base: &str) -> Markup {
-    let report = summary
-        .metadata(metadata::CHANGES)
-        .and_then(|json| serde_json::from_str::<ChangeReport>(json).ok());
+fn what_changed(report: Option<&ChangeReport>, api_base: &str) -> Markup {
     html! {
         section aria-labelledby="changes" {
             h2 #changes { "What changed with this release" }
-            @match &report {
+            @match report {
                 None => p { "This file replaced no earlier one when it was loaded, so there is nothing to compare it with." },
                 Some(r) => {
                     p {
@@ -147,7 +143,7 @@ fn largest_revisions(r: &ChangeReport) -> Markup {
                 .map(move |v| (t.table.as_str(), v))
         })
         .collect();
-    let key = |v: &roadtraffic_catalog::changes::Revision| {
+    let key = |v: &Revision| {
         v.key
             .iter()
             .map(|(k, x)| format!("{k} {x}"))
@@ -169,12 +165,11 @@ fn largest_revisions(r: &ChangeReport) -> Markup {
     }
 }
 
-fn sources(json: &str) -> Markup {
-    let sources: Vec<serde_json::Value> = serde_json::from_str(json).unwrap_or_default();
-    let field = |s: &serde_json::Value, k: &str| match &s[k] {
-        serde_json::Value::String(t) => t.clone(),
-        serde_json::Value::Number(n) => n.as_f64().map(format::whole).unwrap_or_default(),
-        _ => String::new(),
+fn sources(sources: &[SourceFile]) -> Markup {
+    let text = |f: &Option<Field>| match f {
+        Some(Field::Text(t)) => t.clone(),
+        Some(Field::Number(n)) => format::whole(*n),
+        None => String::new(),
     };
     html! {
         div.table-scroll tabindex="0" role="region" aria-label="Source files (table)" {
@@ -182,11 +177,11 @@ fn sources(json: &str) -> Markup {
                 caption { "Source files" }
                 thead { tr { th scope="col" { "File" } th scope="col" { "Bytes" } th scope="col" { "SHA-256" } } }
                 tbody {
-                    @for s in &sources {
+                    @for s in sources {
                         tr {
-                            th scope="row" { (field(s, "file")) }
-                            td.num { (field(s, "bytes")) }
-                            td { code.hash { (field(s, "sha256")) } }
+                            th scope="row" { (text(&s.file)) }
+                            td.num { (text(&s.bytes)) }
+                            td { code.hash { (text(&s.sha256)) } }
                         }
                     }
                 }
@@ -195,17 +190,15 @@ fn sources(json: &str) -> Markup {
     }
 }
 
-fn row_counts(json: &str) -> Markup {
-    let counts: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(json).unwrap_or_default();
+fn row_counts(counts: &[(String, Option<f64>)]) -> Markup {
     html! {
         div.table-scroll tabindex="0" role="region" aria-label="Rows per table (table)" {
             table {
                 caption { "Rows per table" }
                 thead { tr { th scope="col" { "Table" } th scope="col" { "Rows" } } }
                 tbody {
-                    @for (table, n) in &counts {
-                        tr { th scope="row" { code { (table) } } td.num { (n.as_f64().map(format::whole).unwrap_or_default()) } }
+                    @for (table, n) in counts {
+                        tr { th scope="row" { code { (table) } } td.num { (n.map(format::whole).unwrap_or_default()) } }
                     }
                 }
             }

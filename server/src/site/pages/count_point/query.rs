@@ -1,0 +1,209 @@
+//! What a count point's page shows: its details, its AADF by year (with the count method) and
+//! by direction, and its raw counts by count day and hour.
+
+use roadtraffic_catalog::{AADF, AADF_BY_DIRECTION, COUNT_POINTS, DIRECTIONS, RAW_COUNTS};
+
+use crate::error::ApiError;
+use crate::site::format::aadf_groups;
+use crate::site::pages::query::{long, wide, Column, Columns};
+use crate::site::View;
+
+/// The count point's own columns, as read for its details.
+pub struct Site {
+    pub region_id: i64,
+    pub local_authority_id: i64,
+    pub road_name: String,
+    pub road_category: String,
+    pub road_type: String,
+    pub start_junction: String,
+    pub end_junction: String,
+    pub easting: Option<i64>,
+    pub northing: Option<i64>,
+    pub latitude: String,
+    pub longitude: String,
+    pub link_km: String,
+    pub link_miles: String,
+}
+
+impl Site {
+    /// Its latitude and longitude, when both are numbers.
+    pub fn coordinates(&self) -> Option<(f64, f64)> {
+        self.latitude.parse().ok().zip(self.longitude.parse().ok())
+    }
+}
+
+/// The count point's numbers, each drawn as charts and tables on its page.
+pub struct Counts {
+    pub aadf: Aadf,
+    /// All motor vehicles by year, a column per direction of travel.
+    pub by_direction: Columns,
+    /// Latest first.
+    pub count_days: Vec<CountDay>,
+}
+
+/// AADF by year, a column per vehicle group, and the count method of each year.
+pub struct Aadf {
+    pub by_vehicle: Columns,
+    pub methods: Vec<String>,
+}
+
+/// The raw counts of one count day: all motor vehicles by hour, a column per direction.
+pub struct CountDay {
+    pub date: String,
+    pub by_hour: Columns,
+}
+
+/// The count point's details from the count points table or, for a file loaded without its
+/// count point (raw counts alone), from its latest raw count, which carries the same columns.
+pub fn site(view: &View, id: i64) -> Result<Option<Site>, ApiError> {
+    const COLUMNS: &str = "region_id, local_authority_id, road_name, road_category, road_type, \
+         start_junction_road_name, end_junction_road_name, easting, northing, latitude, \
+         longitude, link_length_km, link_length_miles";
+    let listed = format!(
+        "SELECT {COLUMNS} FROM {} WHERE count_point_id = ?1",
+        COUNT_POINTS.table
+    );
+    if let Some(site) = site_from(view, &listed, id)? {
+        return Ok(Some(site));
+    }
+    let runs = RAW_COUNTS.runs_table().unwrap_or_default();
+    let counted = format!(
+        "SELECT {} FROM {runs} u JOIN {} r ON r.id BETWEEN u.first_id AND u.last_id \
+         WHERE u.count_point_id = ?1 ORDER BY u.first_id DESC LIMIT 1",
+        COLUMNS
+            .split(", ")
+            .map(|c| format!("r.{}", c.trim()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        RAW_COUNTS.table
+    );
+    site_from(view, &counted, id)
+}
+
+fn site_from(view: &View, sql: &str, id: i64) -> Result<Option<Site>, ApiError> {
+    let text = |r: &rusqlite::Row, i| -> rusqlite::Result<String> {
+        Ok(r.get::<_, Option<String>>(i)?.unwrap_or_default())
+    };
+    let mut stmt = view.conn.prepare(sql)?;
+    let mut rows = stmt.query_map([id], |r| {
+        Ok(Site {
+            region_id: r.get(0)?,
+            local_authority_id: r.get(1)?,
+            road_name: text(r, 2)?,
+            road_category: text(r, 3)?,
+            road_type: text(r, 4)?,
+            start_junction: text(r, 5)?,
+            end_junction: text(r, 6)?,
+            easting: r.get(7)?,
+            northing: r.get(8)?,
+            latitude: text(r, 9)?,
+            longitude: text(r, 10)?,
+            link_km: text(r, 11)?,
+            link_miles: text(r, 12)?,
+        })
+    })?;
+    Ok(rows.next().transpose()?)
+}
+
+/// AADF by year, and each year's count method: the detailed one when the file gives it.
+pub fn aadf(view: &View, id: i64) -> Result<Aadf, ApiError> {
+    let sql = format!(
+        "SELECT year, {} FROM {} WHERE count_point_id = ?1 ORDER BY year",
+        aadf_groups().join(", "),
+        AADF.table
+    );
+    let by_vehicle = wide(view, &sql, &[&id], aadf_groups())?;
+    let sql = format!(
+        "SELECT estimation_method, estimation_method_detailed FROM {} \
+         WHERE count_point_id = ?1 ORDER BY year",
+        AADF.table
+    );
+    let mut stmt = view.conn.prepare(&sql)?;
+    let methods = stmt
+        .query_map([id], |r| {
+            let method: Option<String> = r.get(0)?;
+            let detailed: Option<String> = r.get(1)?;
+            Ok(detailed
+                .filter(|d| !d.is_empty())
+                .or(method)
+                .unwrap_or_default())
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(Aadf {
+        by_vehicle,
+        methods,
+    })
+}
+
+pub fn by_direction(view: &View, id: i64) -> Result<Columns, ApiError> {
+    let sql = format!(
+        "SELECT year, direction_of_travel, all_motor_vehicles FROM {} \
+         WHERE count_point_id = ?1 ORDER BY year",
+        AADF_BY_DIRECTION.table
+    );
+    long(view, &sql, &[&id], DIRECTIONS)
+}
+
+/// One raw count: its hour, its direction, its motor vehicles.
+type HourCount = (i64, String, Option<f64>);
+
+/// The raw counts, one count day each, latest first.
+pub fn count_days(view: &View, id: i64) -> Result<Vec<CountDay>, ApiError> {
+    let runs = RAW_COUNTS.runs_table().unwrap_or_default();
+    let sql = format!(
+        "SELECT r.count_date, r.hour, r.direction_of_travel, r.all_motor_vehicles \
+         FROM {runs} u JOIN {} r ON r.id BETWEEN u.first_id AND u.last_id \
+         WHERE u.count_point_id = ?1 ORDER BY r.count_date DESC, r.hour, r.direction_of_travel",
+        RAW_COUNTS.table
+    );
+    let mut stmt = view.conn.prepare(&sql)?;
+    let mut days: Vec<(String, Vec<HourCount>)> = Vec::new();
+    let mut rows = stmt.query([id])?;
+    while let Some(r) = rows.next()? {
+        let date: String = r.get(0)?;
+        let cell = (
+            r.get(1)?,
+            r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+            r.get(3)?,
+        );
+        match days.last_mut() {
+            Some((d, cells)) if *d == date => cells.push(cell),
+            _ => days.push((date, vec![cell])),
+        }
+    }
+    let days = days.into_iter().map(|(date, cells)| CountDay {
+        date,
+        by_hour: by_hour(&cells),
+    });
+    Ok(days.collect())
+}
+
+/// A day's raw counts (by hour, then direction) as columns by hour: one per direction met, in
+/// the catalogue's order of directions and then in the order met.
+fn by_hour(cells: &[HourCount]) -> Columns {
+    let mut hours: Vec<i64> = cells.iter().map(|c| c.0).collect();
+    hours.dedup();
+    let mut keys: Vec<&str> = DIRECTIONS.to_vec();
+    keys.retain(|k| cells.iter().any(|c| c.1 == *k));
+    for c in cells {
+        if !keys.contains(&c.1.as_str()) {
+            keys.push(&c.1);
+        }
+    }
+    let columns = keys
+        .iter()
+        .map(|k| Column {
+            key: (*k).to_string(),
+            values: hours
+                .iter()
+                .map(|h| {
+                    cells
+                        .iter()
+                        .find(|c| c.0 == *h && c.1 == *k)
+                        .and_then(|c| c.2)
+                })
+                .collect(),
+        })
+        .collect();
+    Columns { xs: hours, columns }
+}

@@ -1,0 +1,180 @@
+//! A count point's page: site details, map, AADF by year and by direction, raw counts by
+//! hour, downloads, and the disclaimer.
+
+use maud::{html, Markup};
+
+use roadtraffic_catalog::{COUNT_POINTS, DATASETS};
+
+use crate::html::{page_in, Section};
+use crate::site::format;
+use crate::site::pages::query::Columns;
+use crate::site::pages::template::{
+    area_trail, breadcrumbs, chart_and_table, map, series, vehicle, Context, Figures, Focus,
+};
+
+use super::query::{Aadf, CountDay, Counts, Site};
+
+pub fn page(ctx: &Context, id: i64, site: &Site, counts: Counts) -> Markup {
+    let s = ctx.summary;
+    let la = s.local_authority(site.local_authority_id);
+    let trail = area_trail(s.region(site.region_id), la);
+    let title = format!("Count point {id}: {}", site.road_name);
+    let body = html! {
+        (breadcrumbs(&trail))
+        h1 { "Manual count point " (id) span.subtitle { (site.road_name) @if let Some(a) = la { ", " (a.name) } } }
+        div.columns-2 {
+            section aria-labelledby="details" {
+                h2 #details { "Site details" }
+                (details(ctx, id, site))
+            }
+            section aria-labelledby="location" {
+                h2 #location { "Location" }
+                (map(ctx, Focus::CountPoint(id, site.coordinates()), &format!("Map of count point {id} on {}", site.road_name)))
+            }
+        }
+        (aadf(id, counts.aadf))
+        (by_direction(id, counts.by_direction))
+        (raw_counts(counts.count_days))
+        (downloads(ctx.api_base, id))
+        section aria-labelledby="disclaimer" {
+            h2 #disclaimer { "About these figures" }
+            p { "Regional and national figures are robust and accredited official statistics. Estimates for single road links are less robust: they are not always based on up-to-date counts. Figures whose count method is “Counted” are likely more accurate than those “Estimated”. " a href="/about" { "More about the data" } }
+        }
+    };
+    page_in(Section::None, &title, body)
+}
+
+/// What a detail reads when the loaded file does not give it (files split by area have no
+/// road category).
+const NOT_GIVEN: &str = "Not given in the loaded file";
+
+fn details(ctx: &Context, id: i64, site: &Site) -> Markup {
+    let s = ctx.summary;
+    let category = format::road_category(&site.road_category);
+    let opt = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
+    html! {
+        dl.details {
+            dt { "Site number" } dd { (id) }
+            dt { "Region" }
+            dd { @if let Some(r) = s.region(site.region_id) { a href=(format!("/regions/{}", r.id)) { (r.name) } } }
+            dt { "Local authority" }
+            dd { @if let Some(a) = s.local_authority(site.local_authority_id) { a href=(format!("/local-authorities/{}", a.id)) { (a.name) } } }
+            dt { "Road name" } dd { (site.road_name) }
+            dt { "Road classification" }
+            dd { (category.as_ref().map_or(NOT_GIVEN, |c| c.classification)) }
+            dt { "Managed by" }
+            dd { (category.as_ref().map_or(NOT_GIVEN, |c| c.managed_by)) }
+            dt { "Road type" } dd { (site.road_type) }
+            dt { "Start junction" } dd { (site.start_junction) }
+            dt { "End junction" } dd { (site.end_junction) }
+            dt { "Link length" }
+            dd { @if !site.link_km.is_empty() { (site.link_km) " km (" (site.link_miles) " miles)" } }
+            dt { "Easting, northing" } dd { (opt(site.easting)) ", " (opt(site.northing)) }
+            dt { "Latitude, longitude" } dd { (site.latitude) ", " (site.longitude) }
+        }
+    }
+}
+
+fn aadf(id: i64, aadf: Aadf) -> Markup {
+    let title = format!("Annual average daily flow at count point {id}");
+    let figures = Figures::by_year("aadf", title, "vehicles per day", aadf.by_vehicle, vehicle)
+        .with_extra(vec![("Count method".into(), aadf.methods)]);
+    html! {
+        section aria-labelledby="aadf" {
+            h2 #aadf { "Annual average daily flow" }
+            p { "Vehicles passing the count point on an average day of the year, both directions." }
+            (chart_and_table(figures))
+        }
+    }
+}
+
+fn by_direction(id: i64, data: Columns) -> Markup {
+    let title = format!("All motor vehicles by direction of travel at count point {id}");
+    let figures = Figures::by_year("aadf-direction", title, "vehicles per day", data, direction);
+    html! {
+        section aria-labelledby="by-direction" {
+            h2 #by-direction { "Annual average daily flow by direction" }
+            (chart_and_table(figures))
+        }
+    }
+}
+
+fn direction(code: &str) -> String {
+    match code {
+        "N" => "Northbound",
+        "S" => "Southbound",
+        "E" => "Eastbound",
+        "W" => "Westbound",
+        "C" => "Both directions",
+        other => other,
+    }
+    .to_string()
+}
+
+/// The raw counts, one count day each: all motor vehicles by hour and direction (chart and
+/// table), the latest day open.
+fn raw_counts(days: Vec<CountDay>) -> Markup {
+    html! {
+        section aria-labelledby="raw" {
+            h2 #raw { "Raw counts by hour" }
+            @if days.is_empty() {
+                p { "No manual counts of this count point in the loaded data." }
+            } @else {
+                p { "Vehicles counted in each hour of each count day, in each direction: all motor vehicles. " (days.len()) " count days, latest first." }
+            }
+            @for (n, day) in days.into_iter().enumerate() {
+                details.count-day open[n == 0] {
+                    summary { (format::date(&day.date)) }
+                    (count_day(n, day))
+                }
+            }
+        }
+    }
+}
+
+fn count_day(n: usize, day: CountDay) -> Markup {
+    let id = format!("raw-{n}");
+    chart_and_table(Figures {
+        id: &id,
+        title: format!(
+            "Motor vehicles counted by hour on {}",
+            format::date(&day.date)
+        ),
+        unit: "vehicles in the hour",
+        x_name: "Hour",
+        x_label: format::hour,
+        x_tick: |h| format!("{h:02}:00"),
+        xs: day.by_hour.xs,
+        series: series(day.by_hour.columns, direction),
+        extra: Vec::new(),
+        latest_first: false,
+    })
+}
+
+/// This count point's records of every dataset keyed by count point: its split file where DfT
+/// publishes one, else the API's CSV form filtered to it.
+fn downloads(api: &str, id: i64) -> Markup {
+    let by = "count_point_id";
+    let mut links: Vec<(String, String)> = DATASETS
+        .iter()
+        .filter(|d| d.paginated && d.column(by).is_some() && d.id_column() != Some(by))
+        .map(|d| {
+            let href = crate::downloads::split_path(d, by, id)
+                .unwrap_or_else(|| format!("{api}{}.csv?filter%5B{by}%5D={id}", d.paths[0]));
+            (href, format!("{} (CSV)", d.title))
+        })
+        .collect();
+    links.push((
+        format!("{api}{}?filter%5B{by}%5D={id}", COUNT_POINTS.paths[0]),
+        "This count point in the API (JSON)".into(),
+    ));
+    html! {
+        section aria-labelledby="download" {
+            h2 #download { "Download data" }
+            ul {
+                @for (href, label) in &links { li { a href=(href) { (label) } } }
+            }
+            p.hint { "The API's listings take the same filters: see " a href="/docs" { "the API documentation" } "." }
+        }
+    }
+}

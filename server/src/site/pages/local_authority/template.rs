@@ -1,0 +1,133 @@
+//! The local authorities' pages: the A to Z table, and an authority's traffic, count points and
+//! map.
+
+use maud::{html, Markup};
+
+use crate::html::{page_in, Section};
+use crate::site::format;
+use crate::site::pages::template::{
+    area_trail, breadcrumbs, chart_and_table, map, pager, vehicle, Context, Figures, Focus,
+};
+use crate::site::summary::{Area, Summary};
+
+use super::query::{PointRow, Traffic, PER_PAGE};
+
+/// A page of the authority's count points: its rows, its number, the last page's, and the
+/// number of count points in all.
+pub struct Points {
+    pub rows: Vec<PointRow>,
+    pub page: i64,
+    pub last: i64,
+    pub total: i64,
+}
+
+pub fn list(s: &Summary) -> Markup {
+    let body = html! {
+        (breadcrumbs(&area_trail(None, None)))
+        h1 { "Local authorities" }
+        div.table-scroll tabindex="0" role="region" aria-label="Local authorities (table)" {
+            table {
+                caption { "Local authorities in the loaded data, A to Z" }
+                thead { tr { th scope="col" { "Local authority" } th scope="col" { "Region" } } }
+                tbody {
+                    @for a in &s.local_authorities {
+                        tr {
+                            th scope="row" { a href=(format!("/local-authorities/{}", a.id)) { (a.name) } }
+                            td {
+                                @if let Some(r) = a.parent.and_then(|r| s.region(r)) {
+                                    a href=(format!("/regions/{}", r.id)) { (r.name) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    page_in(Section::Regions, "Local authorities", body)
+}
+
+pub fn one(ctx: &Context, la: &Area, traffic: Traffic, points: &Points) -> Markup {
+    let region = la.parent.and_then(|r| ctx.summary.region(r));
+    let (id, total) = (la.id, points.total);
+    let latest = traffic.miles.last_of("all_motor_vehicles");
+    let body = html! {
+        (breadcrumbs(&area_trail(region, None)))
+        h1 { (la.name) }
+        @if let Some((y, total)) = latest {
+            p.key-figure { (format::miles(total)) " vehicle miles were travelled on roads in " (la.name) " in " (y) "." }
+        }
+        section aria-labelledby="traffic" { h2 #traffic { "Traffic over the years" } (traffic_figures(&la.name, traffic)) }
+        section aria-labelledby="points" {
+            h2 #points { "Count points" }
+            p { (format::whole(total as f64)) " count points in " (la.name) "." }
+            (map(ctx, Focus::LocalAuthority(id), &format!("Map of the {total} count points in {}", la.name)))
+            (count_points(points))
+            (pager(&format!("/local-authorities/{id}"), points.page, points.last))
+        }
+    };
+    page_in(Section::Regions, &la.name, body)
+}
+
+/// The traffic chart and table, with the road length a column of the table.
+fn traffic_figures(name: &str, traffic: Traffic) -> Markup {
+    let lengths = traffic.lengths.iter().map(|(km, miles)| match (km, miles) {
+        (Some(km), Some(mi)) => format!("{km:.1} / {mi:.1}"),
+        (Some(km), None) => format!("{km:.1} km"),
+        _ => String::new(),
+    });
+    chart_and_table(
+        Figures::by_year(
+            "la-traffic",
+            format!("Traffic in {name}"),
+            "vehicle miles",
+            traffic.miles,
+            vehicle,
+        )
+        .with_extra(vec![("Road length (km / miles)".into(), lengths.collect())]),
+    )
+}
+
+fn count_points(points: &Points) -> Markup {
+    let first = (points.page - 1) * PER_PAGE + 1;
+    html! {
+        div.table-scroll tabindex="0" role="region" aria-label="Count points (table)" {
+            table {
+                caption {
+                    "Count points, by road: " (first) " to " (first + points.rows.len() as i64 - 1) " of " (points.total)
+                }
+                thead { tr {
+                    th scope="col" { "Count point" }
+                    th scope="col" { "Road" }
+                    th scope="col" { "Road category" }
+                    th scope="col" { "Latest AADF year" }
+                    th scope="col" { "AADF, all motor vehicles" }
+                } }
+                tbody {
+                    @for p in &points.rows {
+                        tr {
+                            th scope="row" { a href=(format!("/manualcountpoints/{}", p.id)) { (p.id) } }
+                            td { (p.road.as_deref().unwrap_or("")) }
+                            td { (category(p)) }
+                            td.num { (p.aadf_year.map(|y| y.to_string()).unwrap_or_default()) }
+                            td.num { (format::count(p.aadf)) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A count point's road category in words, else its road type (files split by area have no
+/// road category).
+fn category(p: &PointRow) -> String {
+    match (
+        p.category.as_deref().filter(|c| !c.is_empty()),
+        &p.road_type,
+    ) {
+        (Some(c), _) => format::category_name(c),
+        (None, Some(t)) => format!("{t} road"),
+        (None, None) => String::new(),
+    }
+}

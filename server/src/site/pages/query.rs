@@ -1,0 +1,109 @@
+//! Numbers by x (years, hours) read from SQLite into columns: what the pages' charts and their
+//! tables are drawn from. Shared by the pages' queries.
+
+use rusqlite::types::Value;
+
+use crate::error::ApiError;
+use crate::site::View;
+
+/// Numbers by x, in columns: `xs` in order, and each column's value at each x.
+pub struct Columns {
+    pub xs: Vec<i64>,
+    pub columns: Vec<Column>,
+}
+
+/// One column: what it is (a column of the table, a code) and its values, one per x.
+pub struct Column {
+    pub key: String,
+    pub values: Vec<Option<f64>>,
+}
+
+impl Columns {
+    /// The last x and the value of column `key` there, when it has one (the latest total).
+    pub fn last_of(&self, key: &str) -> Option<(i64, f64)> {
+        let column = self.columns.iter().find(|c| c.key == key);
+        self.xs
+            .last()
+            .copied()
+            .zip(column.and_then(|c| c.values.last().copied().flatten()))
+    }
+}
+
+/// Rows of `(x, value per column)` as columns by x: one per name of `columns`.
+pub fn wide(
+    view: &View,
+    sql: &str,
+    params: &[&dyn rusqlite::ToSql],
+    columns: &[&str],
+) -> Result<Columns, ApiError> {
+    let mut stmt = view.conn.prepare(sql)?;
+    let mut xs = Vec::new();
+    let mut values: Vec<Vec<Option<f64>>> = vec![Vec::new(); columns.len()];
+    let mut rows = stmt.query(params)?;
+    while let Some(r) = rows.next()? {
+        xs.push(r.get(0)?);
+        for (i, v) in values.iter_mut().enumerate() {
+            v.push(number(r.get(i + 1)?));
+        }
+    }
+    let columns = columns
+        .iter()
+        .zip(values)
+        .map(|(c, values)| Column {
+            key: (*c).to_string(),
+            values,
+        })
+        .collect();
+    Ok(Columns { xs, columns })
+}
+
+/// Rows of `(x, key, value)` as columns by x: one per key, in `keys` order and then in the
+/// order keys are first met; a key without a row has no column.
+pub fn long(
+    view: &View,
+    sql: &str,
+    params: &[&dyn rusqlite::ToSql],
+    keys: &[&str],
+) -> Result<Columns, ApiError> {
+    let mut stmt = view.conn.prepare(sql)?;
+    let mut cells: Vec<(i64, String, Option<f64>)> = Vec::new();
+    let mut rows = stmt.query(params)?;
+    while let Some(r) = rows.next()? {
+        let key: Option<String> = r.get(1)?;
+        cells.push((r.get(0)?, key.unwrap_or_default(), number(r.get(2)?)));
+    }
+    let mut xs: Vec<i64> = cells.iter().map(|c| c.0).collect();
+    xs.sort_unstable();
+    xs.dedup();
+    let mut order: Vec<String> = keys.iter().map(|k| (*k).to_string()).collect();
+    for (_, k, _) in &cells {
+        if !order.contains(k) {
+            order.push(k.clone());
+        }
+    }
+    order.retain(|k| cells.iter().any(|c| &c.1 == k));
+    let columns = order
+        .into_iter()
+        .map(|key| {
+            let mut values = vec![None; xs.len()];
+            for (x, k, v) in &cells {
+                if *k == key {
+                    if let Ok(i) = xs.binary_search(x) {
+                        values[i] = *v;
+                    }
+                }
+            }
+            Column { key, values }
+        })
+        .collect();
+    Ok(Columns { xs, columns })
+}
+
+/// A number stored as an integer or a real (published totals may be decimals).
+fn number(v: Value) -> Option<f64> {
+    match v {
+        Value::Integer(i) => Some(i as f64),
+        Value::Real(r) => Some(r),
+        _ => None,
+    }
+}
