@@ -14,9 +14,9 @@
 //!    renamed over it only when complete and no smaller than what it replaces.
 //!
 //! The report (`report/`) gathers what every stage saw: its data in `report/data.rs`, its forms
-//! (text, JSON, metadata, progress bar) beside it. What a load is asked is `options.rs`. The report and the errors sit below the
-//! stages, which import them, never the reverse: `cli -> run -> stages -> error -> report ->
-//! catalogue`. `cli.rs` is the command line.
+//! (text, JSON, metadata, progress bar) beside it. What a load is asked is `options.rs`. The
+//! report and the errors sit below the stages, which import them, never the reverse:
+//! `cli -> run -> stages -> error -> report -> catalogue`. `cli.rs` is the command line.
 
 mod cells;
 pub mod cli;

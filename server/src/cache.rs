@@ -199,7 +199,7 @@ mod tests {
     }
 
     #[test]
-    fn encoded_forms_are_made_once_from_the_plain_body() {
+    fn encoded_bodies_are_made_once_from_the_plain_body() {
         let cache = ResponseCache::new(1 << 20);
         let body = Bytes::from(r#"{"data":[1,2,3]}"#.repeat(100));
         cache.keep("k".into(), body.to_vec(), Encoding::Identity);

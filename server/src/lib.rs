@@ -1,7 +1,9 @@
 //! The mirror's HTTP server: the public API's endpoints answered from one SQLite file, read
 //! only, switched to a new file when the loader renames one in.
 //!
-//! Dependencies point one way, down this list (a module imports only those below its layer):
+//! Dependencies point one way, down this list: a module imports modules of its own layer or
+//! below, never above, and never in a cycle (among the rooms: `site`, `downloads`,
+//! `description` and `ops` use `api`; `site` uses `downloads`):
 //!
 //! - `startup`, `shutdown`: the app built and bound, and stopped gracefully;
 //! - `routes`: the one route table (`routes::table`), and which handler answers each route;

@@ -1,4 +1,4 @@
-//! The query time limit (`--query-timeout`), the one way every query of the server is bounded:
+//! The query time limit (`--query-timeout`) of the listings and the site's pages, written once:
 //! a connection taken with a limit stops its statement (a 503) once the time spent in SQLite
 //! passes it, and is given back to the pool without the limit, whatever happened.
 
@@ -46,7 +46,10 @@ impl Release {
 impl TimedConnection {
     /// Adds time not spent in SQLite (waiting for a client to take a chunk) to the limit.
     pub fn allow_more(&self, time: Duration) {
-        self.allowed.fetch_add(nanos(time), Ordering::Relaxed);
+        let more = |allowed: u64| Some(allowed.saturating_add(nanos(time)));
+        let _ = self
+            .allowed
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, more);
     }
 }
 

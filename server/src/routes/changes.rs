@@ -1,8 +1,8 @@
-//! `<base-path>/releases/latest/changes` (`table::CHANGES_PATH`): what changed with the release being served, since
-//! the file its load replaced (rows added, removed and changed per table and year, count
-//! points new and retired, the largest revisions), as JSON: the report the loader printed and
-//! kept in the file (`roadtraffic_catalog::changes::ChangeReport`). A mirror's own path: the
-//! public service has no such endpoint.
+//! `<base-path>/releases/latest/changes` (`table::CHANGES_PATH`): what changed with the release
+//! being served, since the file its load replaced (rows added, removed and changed per table and
+//! year, count points new and retired, the largest revisions), as JSON: the report the loader
+//! printed and kept in the file (`roadtraffic_catalog::changes::ChangeReport`). A mirror's own
+//! path: the public service has no such endpoint.
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};

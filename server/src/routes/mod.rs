@@ -40,11 +40,10 @@ pub struct Router {
 
 pub async fn dispatch(req: HttpRequest, router: web::Data<Router>) -> HttpResponse {
     let route = router.table.route(req.path());
-    let label = match route {
-        _ if req.method() == Method::OPTIONS && !route.is_operations() => {
-            Label::Template("preflight".into())
-        }
-        _ => router.table.label(&route, req.path()),
+    let label = if is_preflight(&req, &route) {
+        Label::Template("preflight".into())
+    } else {
+        router.table.label(&route, req.path())
     };
     label.set(&req);
     // Probes and metrics first: outside the API, never rate limited.
@@ -74,7 +73,7 @@ pub async fn dispatch(req: HttpRequest, router: web::Data<Router>) -> HttpRespon
 /// The answer to a request for `route`: its handler's, or its error as the route's audience
 /// reads it (an HTML page for the site's, JSON for anyone else).
 async fn answer(req: &HttpRequest, router: &Router, route: Route) -> HttpResponse {
-    let html = route.is_html();
+    let html = route.errors_as_html();
     match handle(req, router, route).await {
         Ok(response) => response,
         Err(e) if html => html::error_page(&e),
@@ -87,7 +86,7 @@ async fn handle(
     router: &Router,
     route: Route,
 ) -> Result<HttpResponse, ApiError> {
-    if req.method() == Method::OPTIONS && !route.is_operations() {
+    if is_preflight(req, &route) {
         return Ok(preflight());
     }
     if route.get_only() && !matches!(*req.method(), Method::GET | Method::HEAD) {
@@ -113,6 +112,11 @@ async fn handle(
         Route::ApiUnknown => Err(not_found(req)),
         Route::Unknown => crate::site::not_found_for_browser(req).ok_or_else(|| not_found(req)),
     }
+}
+
+/// A CORS preflight: OPTIONS of any path but the operator's.
+fn is_preflight(req: &HttpRequest, route: &Route) -> bool {
+    req.method() == Method::OPTIONS && !route.is_operations()
 }
 
 fn see_other(location: &str) -> HttpResponse {

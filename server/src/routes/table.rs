@@ -1,6 +1,7 @@
 //! The one route table: every path the server answers, parsed once per request into a
-//! [`Route`]. That value alone decides the handler (`routes::dispatch`), the metric label, and
-//! whether only GET and HEAD are answered; the description and the docs page are written from
+//! [`Route`]. That value decides the handler (`routes::dispatch`), the metric label (with the
+//! path's first segment where the route has no template), and whether only GET and HEAD are
+//! answered; the description and the docs page are written from
 //! the table's listing endpoints. Adding an endpoint or a page is one entry here plus its
 //! handler.
 //!
@@ -173,9 +174,9 @@ impl RouteTable {
     /// segment (`/docs`, `/regions`), which the metrics keep only for an answer that succeeded.
     pub fn label(&self, route: &Route, path: &str) -> Label {
         match route {
-            Route::Health | Route::Ready | Route::Metrics => {
-                Label::Template(Cow::Owned(path.to_string()))
-            }
+            Route::Health => Label::Template(Cow::Borrowed("/healthz")),
+            Route::Ready => Label::Template(Cow::Borrowed("/readyz")),
+            Route::Metrics => Label::Template(Cow::Borrowed("/metrics")),
             Route::Listing(e, envelope) => {
                 let base = match envelope {
                     Envelope::Legacy => self.legacy_base.as_deref().unwrap_or_default(),
@@ -197,8 +198,9 @@ impl Route {
         )
     }
 
-    /// Whether the route answers people with HTML pages, errors included.
-    pub fn is_html(&self) -> bool {
+    /// Whether the route's errors are HTML pages (the site's); every other route's are the
+    /// public service's JSON.
+    pub fn errors_as_html(&self) -> bool {
         matches!(self, Route::Page(_) | Route::Asset(_))
     }
 
@@ -217,10 +219,7 @@ fn site_route(path: &str) -> Route {
     if let Some((_, page)) = PAGES.iter().find(|(p, _)| *p == path) {
         return Route::Page(page.clone());
     }
-    let under = |(prefix, route): &(&str, RestOfPath)| {
-        let rest = path.strip_prefix(prefix.trim_end_matches('/'))?;
-        Some(route(rest.strip_prefix('/')?))
-    };
+    let under = |(prefix, route): &(&str, RestOfPath)| Some(route(path.strip_prefix(prefix)?));
     PREFIXES.iter().find_map(under).unwrap_or(Route::Unknown)
 }
 

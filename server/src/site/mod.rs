@@ -111,7 +111,11 @@ where
     let time_limit = Duration::from_millis(state.config.query_timeout);
     let api_base = state.config.base_path().to_string();
     let markup = web::block(move || {
-        let summary = summary::of(&release, &*release.connection()?)?;
+        // Learnt once per release, outside the time limit; kept, it needs no connection.
+        let summary = match release.kept.get::<Summary>() {
+            Some(kept) => kept,
+            None => summary::of(&release, &*release.connection()?)?,
+        };
         let conn = release.timed_connection(time_limit)?;
         let view = View {
             release: &release,
