@@ -10,6 +10,7 @@ pub mod dates;
 pub mod json;
 pub mod legacy;
 pub mod meanings;
+pub mod places;
 pub mod readme;
 pub mod record;
 pub mod schema;

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use crate::places::Places;
 use crate::{Column, Dataset, Source, ValueType, DATASETS};
 
 /// `CREATE TABLE` for one dataset: its stored columns in record order, `id` as the rowid, and
@@ -84,6 +85,8 @@ pub fn version() -> String {
     for d in DATASETS {
         ddl.extend(create_indexes(d));
     }
+    let places = DATASETS.iter().filter_map(|d| Places::of(d));
+    ddl.extend(places.flat_map(|p| p.create_index()));
     ddl.push(crate::record::WRITER_VERSION.to_string());
     format!("{:016x}", crate::stable_hash(&ddl.join(";\n")))
 }
