@@ -1,0 +1,3 @@
+//! Where: places and areas on the map, for spatial filters, GeoJSON and the OGC API.
+
+pub mod grid;
