@@ -127,7 +127,14 @@ mod tests {
         .unwrap();
         let insert = "INSERT INTO count_points (id, count_point_id, easting, northing, latitude, \
                       longitude) VALUES (?1, ?1, ?2, ?3, ?4, ?5)";
-        let rows: [(i64, Option<i64>, Option<i64>, Option<&str>, Option<&str>); 4] = [
+        type Row<'a> = (
+            i64,
+            Option<i64>,
+            Option<i64>,
+            Option<&'a str>,
+            Option<&'a str>,
+        );
+        let rows: [Row; 4] = [
             (1, Some(400000), Some(300000), Some("52.5"), Some("-2.0")),
             (2, None, None, Some("51.5"), Some("-0.1")),
             (3, Some(500000), Some(200000), None, Some("1.0")),
