@@ -23,5 +23,6 @@ mod reliability;
 mod rendered;
 mod site;
 mod snapshots;
+mod spatial;
 mod support;
 mod swap;
