@@ -162,6 +162,22 @@ fn the_docs_page_describes_every_endpoint_with_examples_that_return_rows() {
         let rows = body.get("data").unwrap_or(&body).as_array().unwrap().len();
         assert!(rows > 0, "{example} returns no rows");
     }
+    // The spatial examples too, one per dataset with places, each record with its distance.
+    let near: Vec<String> = html
+        .split("</code>, for example <a href=\"")
+        .skip(1)
+        .map(|s| s[..s.find('"').unwrap()].replace("&amp;", "&"))
+        .collect();
+    assert_eq!(near.len(), 4, "{near:?}");
+    for example in near {
+        let body = get(server, &example).json();
+        let data = body["data"].as_array().unwrap();
+        assert!(!data.is_empty(), "{example} returns no rows");
+        assert!(
+            data.iter().all(|r| r["distance_m"].is_number()),
+            "{example}"
+        );
+    }
     // Where people look for it, and the API's own address in a browser.
     for (path, status) in [
         ("/api", 303),
