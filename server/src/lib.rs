@@ -33,6 +33,7 @@ pub mod release;
 mod routes;
 mod shutdown;
 pub mod site;
+pub mod spatial;
 mod startup;
 mod state;
 mod stream;

@@ -1,18 +1,26 @@
 //! The formats a listing is served in, named by its path's ending, and the endpoints a
 //! dataset is listed at.
 
+use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Dataset, DATASETS};
 
-/// The formats a listing is served in: JSON (paged for the big tables), CSV, NDJSON.
+/// The formats a listing is served in: JSON (paged for the big tables), CSV, NDJSON, and
+/// GeoJSON for the datasets with places.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Json,
     Csv,
     Ndjson,
+    GeoJson,
 }
 
 impl Format {
-    pub const ALL: [Format; 3] = [Format::Json, Format::Csv, Format::Ndjson];
+    pub const ALL: [Format; 4] = [Format::Json, Format::Csv, Format::Ndjson, Format::GeoJson];
+
+    /// Whether a dataset is served in this format: GeoJSON needs places.
+    pub fn serves(self, d: &'static Dataset) -> bool {
+        self != Format::GeoJson || Places::of(d).is_some()
+    }
 
     /// The path's ending: `.csv`, `.ndjson`, or nothing.
     pub fn suffix(self) -> &'static str {
@@ -20,6 +28,7 @@ impl Format {
             Format::Json => "",
             Format::Csv => ".csv",
             Format::Ndjson => ".ndjson",
+            Format::GeoJson => ".geojson",
         }
     }
 
@@ -28,6 +37,7 @@ impl Format {
             Format::Json => "application/json",
             Format::Csv => "text/csv; charset=utf-8",
             Format::Ndjson => "application/x-ndjson",
+            Format::GeoJson => super::features::CONTENT_TYPE,
         }
     }
 }
@@ -47,11 +57,13 @@ impl Endpoint {
     pub fn all() -> impl Iterator<Item = Endpoint> {
         DATASETS.iter().flat_map(|dataset| {
             (0..dataset.paths.len()).flat_map(move |alias| {
-                Format::ALL.into_iter().map(move |format| Endpoint {
-                    dataset,
-                    alias,
-                    format,
-                })
+                (Format::ALL.into_iter())
+                    .filter(|format| format.serves(dataset))
+                    .map(move |format| Endpoint {
+                        dataset,
+                        alias,
+                        format,
+                    })
             })
         })
     }

@@ -10,14 +10,16 @@ use rusqlite::types::Value as SqlValue;
 use roadtraffic_catalog::{Column, Dataset};
 
 use super::envelope::{self, Envelope, PageNumber};
+use super::features::{self, write_features, FeatureWriter};
 use super::filter_sets::FilterSets;
 use super::legacy;
 use super::paging::{Pager, RowQuery};
 use super::params::{self, Condition, ListRequest};
 use super::query::{self, Params};
-use super::records::{write_rows, JsonRecord};
+use super::records::{write_rows, Distance, JsonRecord};
 use crate::error::ApiError;
 use crate::release::Release;
+use crate::spatial::Crs;
 use crate::stream::{Body, Flush};
 
 impl ListRequest {
@@ -36,6 +38,7 @@ impl ListRequest {
                 false => None,
             },
             envelope: Envelope::Laravel,
+            features: None,
         })
     }
 
@@ -49,6 +52,7 @@ impl ListRequest {
             fields: params::fields(d, params)?,
             page: None,
             envelope: Envelope::Laravel,
+            features: None,
         })
     }
 
@@ -61,6 +65,7 @@ impl ListRequest {
             fields: d.stored_columns().collect(),
             page: None,
             envelope: Envelope::Laravel,
+            features: None,
         }
     }
 
@@ -73,6 +78,7 @@ impl ListRequest {
             fields: d.stored_columns().collect(),
             page: None,
             envelope: Envelope::Laravel,
+            features: None,
         }
     }
 
@@ -133,10 +139,14 @@ impl ListRequest {
         params: &Params,
         body: &mut Body,
     ) -> Result<(), ApiError> {
+        if let Some(crs) = self.features {
+            return self.write_features(conn, pager, crs, path, params, body);
+        }
         let mut record = JsonRecord::of(self, pager.release);
         let sql = record.sql(self);
+        let distance = Distance::of(self, 0);
         if self.page.is_none() {
-            return write_rows(conn, &RowQuery::all(&sql), &mut record, body);
+            return write_rows(conn, &RowQuery::all(&sql), &mut record, distance, body);
         }
         let (page, rows) = pager.page(conn, &sql)?;
         match self.envelope {
@@ -144,13 +154,45 @@ impl ListRequest {
             Envelope::Legacy => legacy::write_head(&mut body.buf),
         }
         match rows {
-            Some(query) => write_rows(conn, &query, &mut record, body)?,
+            Some(query) => write_rows(conn, &query, &mut record, distance, body)?,
             None => body.buf.extend_from_slice(b"[]"),
         }
         match self.envelope {
             Envelope::Laravel => envelope::write_tail(&mut body.buf, &page, path, params),
             Envelope::Legacy => legacy::write_tail(&mut body.buf, &page, path, params),
         }
+        Ok(())
+    }
+}
+
+impl ListRequest {
+    /// The body as a GeoJSON `FeatureCollection`: every feature, or (paginated) the page's,
+    /// with how many match, how many are here, and links to the other pages.
+    fn write_features(
+        &self,
+        conn: &rusqlite::Connection,
+        pager: &Pager,
+        crs: Crs,
+        path: &str,
+        params: &Params,
+        body: &mut Body,
+    ) -> Result<(), ApiError> {
+        let mut writer = FeatureWriter::of(self, pager.release, crs);
+        if self.page.is_none() {
+            return features::write_collection(conn, self, &mut writer, body);
+        }
+        let sql = writer.sql(self);
+        body.buf
+            .extend_from_slice(b"{\"type\":\"FeatureCollection\",\"features\":");
+        let (page, rows) = pager.page(conn, &sql)?;
+        let returned = match rows {
+            Some(query) => write_features(conn, &query, &mut writer, body)?,
+            None => {
+                body.buf.extend_from_slice(b"[]");
+                0
+            }
+        };
+        features::write_page_tail(&mut body.buf, &page, returned, path, params);
         Ok(())
     }
 }

@@ -11,6 +11,7 @@
 //! - `format`: the formats a listing is served in (JSON, CSV, NDJSON).
 
 pub mod envelope;
+pub mod features;
 mod filter_sets;
 mod format;
 mod legacy;
@@ -28,4 +29,4 @@ pub use format::{Endpoint, Format};
 pub use paging::RowQuery;
 pub use params::{ListRequest, DEFAULT_PAGE_SIZE};
 pub use plan::Plan;
-pub use records::JsonRecord;
+pub use records::{Distance, JsonRecord};

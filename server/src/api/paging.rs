@@ -65,7 +65,7 @@ impl Pager<'_> {
             return Ok((page, None));
         }
         let query = match set {
-            _ if !self.request.sort.is_empty() => offset_page(&page, sql),
+            _ if Plan(self.request).sorted() => offset_page(&page, sql),
             Some(set) => self.seek_checkpoint(&page, sql, &set),
             None if dense => id_range(&page, sql),
             None => offset_page(&page, sql),

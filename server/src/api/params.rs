@@ -3,11 +3,13 @@
 
 use rusqlite::types::Value as SqlValue;
 
+use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD};
 
 use super::envelope::{Envelope, PageNumber};
 use super::query::{self, Param, Params};
 use crate::error::ApiError;
+use crate::spatial::{Area, Crs};
 
 pub const DEFAULT_PAGE_SIZE: i64 = 250;
 
@@ -18,7 +20,14 @@ pub enum Condition {
     In(&'static Column, Vec<SqlValue>),
     /// Matches nothing (`count_method=estimated` on raw counts).
     Nothing,
+    /// In an area of the map (`filter[bbox]`, `filter[near]`, OGC's `bbox`): only on a
+    /// dataset with places.
+    Within(Places, Area),
 }
+
+/// The filters that are not columns but areas, on a dataset with places.
+pub const BBOX: &str = "bbox";
+pub const NEAR: &str = "near";
 
 /// A listing request, checked: what `params` makes of a query string. Its methods, from
 /// parsing to written bytes, are all in `listing`.
@@ -33,6 +42,9 @@ pub struct ListRequest {
     pub page: Option<(PageNumber, i64)>,
     /// Today's envelope, or the 2019-2020 one (chosen by the base path).
     pub envelope: Envelope,
+    /// GeoJSON features in this CRS rather than records (`.geojson`, or a paginated listing
+    /// asked for `application/geo+json`).
+    pub features: Option<Crs>,
 }
 
 fn bad(message: String) -> ApiError {
@@ -113,7 +125,7 @@ fn count_method(d: &'static Dataset, values: &[&str]) -> Result<Option<Condition
 
 /// `filter[name]=v`, and the bare `name=v` for names this endpoint filters on.
 fn given_filters<'p>(
-    d: &Dataset,
+    d: &'static Dataset,
     params: &'p Params,
 ) -> Result<Vec<(&'p str, &'p Param)>, ApiError> {
     let mut given: Vec<(&str, &Param)> = Vec::new();
@@ -129,10 +141,11 @@ fn given_filters<'p>(
             given.push((k, v));
         }
     }
+    let spatial = |k: &str| Places::of(d).is_some() && (k == BBOX || k == NEAR);
     let unknown: Vec<&str> = given
         .iter()
         .map(|(k, _)| *k)
-        .filter(|k| !d.filters.contains(k))
+        .filter(|k| !d.filters.contains(k) && !spatial(k))
         .collect();
     if !unknown.is_empty() {
         return Err(bad(format!(
@@ -147,6 +160,10 @@ fn given_filters<'p>(
 pub fn conditions(d: &'static Dataset, params: &Params) -> Result<Vec<Condition>, ApiError> {
     let mut conditions = Vec::new();
     for (name, value) in given_filters(d, params)? {
+        if let Some(places) = Places::of(d).filter(|_| name == BBOX || name == NEAR) {
+            conditions.extend(area(places, name, value)?);
+            continue;
+        }
         let values = list(text_param(&format!("filter[{name}]"), value)?);
         if values.is_empty() {
             continue;
@@ -165,6 +182,21 @@ pub fn conditions(d: &'static Dataset, params: &Params) -> Result<Vec<Condition>
         conditions.push(Condition::In(column, values));
     }
     Ok(conditions)
+}
+
+/// `filter[bbox]` or `filter[near]`: `None` when empty, as other filters.
+fn area(places: Places, name: &str, value: &Param) -> Result<Option<Condition>, ApiError> {
+    let param = format!("filter[{name}]");
+    let text = text_param(&param, value)?.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let area = match name {
+        BBOX => Area::parse_bbox(&param, text),
+        _ => Area::parse_near(&param, text),
+    };
+    area.map(|a| Some(Condition::Within(places, a)))
+        .map_err(bad)
 }
 
 /// `sort=a,-b`: ascending, `-` for descending.

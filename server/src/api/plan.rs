@@ -11,6 +11,8 @@ use rusqlite::types::Value as SqlValue;
 use roadtraffic_catalog::{Column, Source};
 
 use super::params::{Condition, ListRequest};
+use crate::spatial::grid::GridPoint;
+use crate::spatial::{sql, Area};
 
 /// The parts of a request's SQL.
 pub struct Sql {
@@ -26,6 +28,9 @@ pub struct Sql {
     pub joined: bool,
     /// What each row is joined to (see [`Sql::page_of_rows`]); `select` then reads the ids.
     pub then_join: Option<ThenJoin>,
+    /// Expressions selected after what the writer reads (a row's distance, its geometry),
+    /// which the writers read from the end of the row.
+    pub extras: Vec<String>,
 }
 
 /// A table of what the server writes for each row (own values, rendered records), keyed by
@@ -53,10 +58,11 @@ impl Sql {
     /// The statement that reads every row `rest` picks (what follows the FROM clause: WHERE,
     /// ORDER BY), in that order.
     pub fn rows(&self, rest: &str) -> String {
+        let extras: String = self.extras.iter().map(|e| format!(", {e}")).collect();
         match &self.then_join {
-            None => format!("SELECT {} FROM {}{rest}", self.select, self.from),
+            None => format!("SELECT {}{extras} FROM {}{rest}", self.select, self.from),
             Some(j) => format!(
-                "SELECT {} FROM {} LEFT JOIN {} j ON j.id = r.id{rest}",
+                "SELECT {}{extras} FROM {} LEFT JOIN {} j ON j.id = r.id{rest}",
                 j.select("r"),
                 self.from,
                 j.table
@@ -70,15 +76,21 @@ impl Sql {
     /// millions of lookups). The order is kept: SQLite keeps a subquery's ORDER BY when it has
     /// a LIMIT, and the subquery is the join's first loop.
     pub fn page_of_rows(&self, rest: &str) -> String {
-        let rows = format!("SELECT {} FROM {}{rest}", self.select, self.from);
-        match &self.then_join {
-            None => rows,
-            Some(j) => format!(
-                "SELECT {} FROM ({rows}) p LEFT JOIN {} j ON j.id = p.id",
-                j.select("p"),
-                j.table
-            ),
-        }
+        let Some(j) = &self.then_join else {
+            return self.rows(rest);
+        };
+        let inner: String = (self.extras.iter().enumerate())
+            .map(|(i, e)| format!(", {e} AS extra{i}"))
+            .collect();
+        let outer: String = (0..self.extras.len())
+            .map(|i| format!(", p.extra{i}"))
+            .collect();
+        let rows = format!("SELECT {}{inner} FROM {}{rest}", self.select, self.from);
+        format!(
+            "SELECT {}{outer} FROM ({rows}) p LEFT JOIN {} j ON j.id = p.id",
+            j.select("p"),
+            j.table
+        )
     }
 
     /// ` WHERE ...` of the filters and any extra terms (whose arguments follow the filters').
@@ -113,6 +125,7 @@ impl Plan<'_> {
             .iter()
             .map(|c| match c {
                 Condition::Nothing => ("", Vec::new()),
+                Condition::Within(_, area) => ("~area", vec![area.key()]),
                 Condition::In(col, values) => {
                     let mut vs: Vec<String> = values
                         .iter()
@@ -138,18 +151,39 @@ impl Plan<'_> {
 
     /// Whether the request goes through the runs table: it filters or sorts on a run column.
     fn joins_runs(&self) -> bool {
-        let filters_runs = self
-            .conditions
-            .iter()
-            .any(|c| matches!(c, Condition::In(col, _) if self.is_run(col)));
+        let filters_runs = self.conditions.iter().any(|c| match c {
+            Condition::In(col, _) => self.is_run(col),
+            Condition::Within(places, _) => places.in_runs,
+            Condition::Nothing => false,
+        });
         filters_runs || self.sort.iter().any(|(c, _)| self.is_run(c))
     }
 
     /// Whether every filter is on a run column, so the runs alone give the filter set.
     pub fn filters_only_runs(&self) -> bool {
-        self.conditions
-            .iter()
-            .all(|c| matches!(c, Condition::In(col, _) if self.is_run(col)))
+        self.conditions.iter().all(|c| match c {
+            Condition::In(col, _) => self.is_run(col),
+            Condition::Within(places, _) => places.in_runs,
+            Condition::Nothing => false,
+        })
+    }
+
+    /// The centre of `filter[near]`, if asked.
+    pub fn near(&self) -> Option<&GridPoint> {
+        self.conditions.iter().find_map(|c| match c {
+            Condition::Within(_, Area::Near { centre, .. }) => Some(centre),
+            _ => None,
+        })
+    }
+
+    /// Whether the rows come nearest first: `near` is asked and no sort.
+    pub fn by_distance(&self) -> bool {
+        self.sort.is_empty() && self.near().is_some()
+    }
+
+    /// Whether the rows come in another order than by id.
+    pub fn sorted(&self) -> bool {
+        !self.sort.is_empty() || self.by_distance()
     }
 
     /// The SQL of the request, in parts.
@@ -164,6 +198,8 @@ impl Plan<'_> {
             _ => format!("{} r", d.table),
         };
         let (terms, args) = self.terms(joined);
+        let column = |name: &str| self.column_named(name, joined);
+        let distance = self.near().map(|c| sql::distance_squared(c, &column));
         Sql {
             select: column_list(&self.fields, "r."),
             from,
@@ -173,6 +209,16 @@ impl Plan<'_> {
             id_order: id_order(joined, false),
             joined,
             then_join: None,
+            extras: distance.into_iter().collect(),
+        }
+    }
+
+    /// A column by name as the query names it (the id, and any column, from `r` unless a run
+    /// column read from the runs).
+    pub fn column_named(&self, name: &str, joined: bool) -> String {
+        match self.dataset.column(name) {
+            Some(c) => self.qualified(c, joined),
+            None => format!("r.{name}"),
         }
     }
 
@@ -191,6 +237,10 @@ impl Plan<'_> {
         for c in &self.conditions {
             match c {
                 Condition::Nothing => terms.push("0".to_string()),
+                Condition::Within(places, area) => {
+                    let column = |name: &str| self.column_named(name, joined);
+                    terms.push(sql::term(places, area, &column));
+                }
                 Condition::In(col, values) if values.len() == 1 => {
                     terms.push(format!("{} = ?", self.qualified(col, joined)));
                     args.push(values[0].clone());
@@ -217,14 +267,20 @@ impl Plan<'_> {
 
     /// Whether the rows come run by run: sorted by id or by run columns only.
     pub fn keeps_runs_together(&self) -> bool {
-        self.sort_until_id()
-            .iter()
-            .all(|(c, _)| c.source == Source::Id || self.is_run(c))
+        !self.by_distance()
+            && self
+                .sort_until_id()
+                .iter()
+                .all(|(c, _)| c.source == Source::Id || self.is_run(c))
     }
 
     /// The ORDER BY: the sort's keys up to the first id; ties broken by id in the direction of
     /// the last key, so that one index scan, forwards or backwards, gives the order.
     fn order(&self, joined: bool) -> String {
+        if let (true, Some(centre)) = (self.by_distance(), self.near()) {
+            let column = |name: &str| self.column_named(name, joined);
+            return format!("{}, r.id", sql::distance_squared(centre, &column));
+        }
         let sort = self.sort_until_id();
         let mut keys: Vec<String> = sort
             .iter()

@@ -14,13 +14,15 @@ use super::params::ListRequest;
 use super::plan::{column_list, Plan, Sql, ThenJoin};
 use crate::error::ApiError;
 use crate::release::Release;
+use crate::spatial;
 use crate::stream::Body;
 
-/// The rows of a query as a JSON array of records.
+/// The rows of a query as a JSON array of records (each with its distance when asked).
 pub fn write_rows(
     conn: &rusqlite::Connection,
     query: &RowQuery,
     record: &mut JsonRecord,
+    distance: Option<Distance>,
     body: &mut Body,
 ) -> Result<(), ApiError> {
     let mut stmt = conn.prepare_cached(&query.sql)?;
@@ -33,10 +35,49 @@ pub fn write_rows(
         }
         first = false;
         record.write(conn, &mut body.buf, row)?;
+        if let Some(distance) = &distance {
+            distance.append(&mut body.buf, row)?;
+        }
         body.flush_if_full()?;
     }
     body.buf.push(b']');
     Ok(())
+}
+
+/// The `distance_m` a record gains when `filter[near]` is asked (a deviation from the public
+/// service, which has no such filter): read from the row's extras (see `Sql::extras`), the
+/// distance from `near`'s centre on the grid, in metres to the decimetre.
+pub struct Distance {
+    /// Its place among the row's columns, counted from the last (0).
+    from_end: usize,
+}
+
+impl Distance {
+    /// The distance of a request's rows, if it asks `near`; `after` extras follow it.
+    pub fn of(request: &ListRequest, after: usize) -> Option<Distance> {
+        Plan(request).near().map(|_| Distance { from_end: after })
+    }
+
+    /// The distance of a row, in metres (`None` for a row without coordinates).
+    pub fn read(&self, row: &rusqlite::Row) -> Result<Option<f64>, ApiError> {
+        let at = row.as_ref().column_count() - 1 - self.from_end;
+        Ok(row.get::<_, Option<f64>>(at)?.map(spatial::sql::metres))
+    }
+
+    /// Writes `,"distance_m":D` before the record's closing brace.
+    pub fn append(&self, out: &mut Vec<u8>, row: &rusqlite::Row) -> Result<(), ApiError> {
+        if out.last() != Some(&b'}') {
+            return Err(ApiError::internal("a record does not end in }"));
+        }
+        out.pop();
+        out.extend_from_slice(b",\"distance_m\":");
+        match self.read(row)? {
+            Some(d) => out.extend_from_slice(format!("{d}").as_bytes()),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 
 /// How a row becomes its JSON record.

@@ -5,11 +5,13 @@
 
 use serde_json::{json, Map, Value};
 
+use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD, DATASETS};
 
 use super::schemas;
 use crate::api::{Endpoint, Format, DEFAULT_PAGE_SIZE};
 use crate::configuration::Config;
+use crate::spatial::area::MAX_RADIUS_M;
 
 /// The whole description, but its `servers` (see [`super::Description`]), of the API's
 /// paths under the base path: the listing endpoints, then the change report's path.
@@ -49,7 +51,7 @@ fn info() -> Value {
     })
 }
 
-fn operation(d: &Dataset, alias: usize, format: Format, config: &Config) -> Value {
+fn operation(d: &'static Dataset, alias: usize, format: Format, config: &Config) -> Value {
     let table = d.table;
     let id = match (alias, format) {
         (0, Format::Json) => format!("list_{table}"),
@@ -61,6 +63,9 @@ fn operation(d: &Dataset, alias: usize, format: Format, config: &Config) -> Valu
         ),
     };
     let mut parameters = filters(d);
+    if Places::of(d).is_some() {
+        parameters.extend(spatial_filters());
+    }
     parameters.push(sort(d));
     parameters.push(fields(d));
     if d.paginated && format == Format::Json {
@@ -82,6 +87,7 @@ fn summary(d: &Dataset, format: Format) -> String {
         Format::Json => format!("{what}, every record"),
         Format::Csv => format!("{what} as CSV: every matching record"),
         Format::Ndjson => format!("{what} as NDJSON: every matching record"),
+        Format::GeoJson => format!("{what} as GeoJSON: every matching record, a feature each"),
     }
 }
 
@@ -92,16 +98,21 @@ fn capitalised(s: &str) -> String {
         .unwrap_or_default()
 }
 
-fn description(d: &Dataset, format: Format) -> String {
+fn description(d: &'static Dataset, form: Format) -> String {
     let order = if d.paginated {
         "Ordered by id unless `sort` says otherwise."
     } else {
         "A bare JSON array (no envelope), ordered by id unless `sort` says otherwise."
     };
-    let format = match format {
+    let format = match form {
         Format::Json => String::new(),
         Format::Csv => " Every matching record, no pagination, as CSV with a header of the fields; text holding a comma, quote or line end is quoted.".into(),
         Format::Ndjson => " Every matching record, no pagination, one JSON record a line.".into(),
+        Format::GeoJson => " Every matching record, no pagination, as an RFC 7946 GeoJSON FeatureCollection, streamed: each feature a Point at the record's longitude and latitude (at most 7 decimals; `\"geometry\": null` for a record without them), its `id` the record's id, its `properties` the record.".into(),
+    };
+    let format = match (form, Places::of(d)) {
+        (Format::Json, Some(_)) if d.paginated => format!("{format} Asked with `Accept: application/geo+json`, the page is a GeoJSON FeatureCollection instead of the envelope, with `numberMatched`, `numberReturned` and `links` (`self`, `first`, `prev`, `next`, `last`)."),
+        _ => format,
     };
     format!("{} {order}{format} Unknown parameters (`page`, `limit`, ...) are ignored, as the public service ignores them.", d.about)
 }
@@ -161,6 +172,18 @@ fn filters(d: &Dataset) -> Vec<Value> {
         .collect()
 }
 
+/// `filter[bbox]` and `filter[near]`, on a dataset with places (a mirror's own: the public
+/// service has no spatial filter).
+fn spatial_filters() -> [Value; 2] {
+    let bbox = "Records whose own longitude and latitude are inside this WGS 84 box (edges included): `minLon,minLat,maxLon,maxLat`, as OGC's `bbox`. The box must overlap the British National Grid's area (-9.01,49.75,2.01,61.01). Combines with every other filter, `sort`, `fields` and the page. A mirror's own filter: the public service has none.";
+    let near = format!("Records within `radius_m` metres of a point: `lon,lat,radius_m` (WGS 84; the point inside the British National Grid's area; the radius above 0 and at most {}). The distance is measured on the British National Grid from the record's own easting and northing (the point converted with the OSGB36 Helmert transformation, EPSG:1314): nearest first unless `sort` is given, each record gaining `distance_m` (metres, to the decimetre) as its last field (in CSV, its last column). A mirror's own filter: the public service has none.", MAX_RADIUS_M);
+    let numbers = |n: usize| json!({"type": "array", "items": {"type": "number"}, "minItems": n, "maxItems": n});
+    [
+        json!({"name": "filter[bbox]", "in": "query", "required": false, "description": bbox, "style": "form", "explode": false, "schema": numbers(4)}),
+        json!({"name": "filter[near]", "in": "query", "required": false, "description": near, "style": "form", "explode": false, "schema": numbers(3)}),
+    ]
+}
+
 fn sort(d: &Dataset) -> Value {
     let names: Vec<String> = d
         .sorts()
@@ -214,7 +237,7 @@ fn message(description: &str) -> Value {
     })
 }
 
-fn responses(d: &Dataset, format: Format, config: &Config) -> Value {
+fn responses(d: &'static Dataset, format: Format, config: &Config) -> Value {
     let record = schemas::record_name(d);
     let body = match format {
         Format::Json if d.paginated => {
@@ -224,6 +247,7 @@ fn responses(d: &Dataset, format: Format, config: &Config) -> Value {
             json!({"type": "array", "items": {"$ref": format!("#/components/schemas/{record}")}})
         }
         Format::Csv | Format::Ndjson => json!({"type": "string"}),
+        Format::GeoJson => json!({"$ref": "#/components/schemas/FeatureCollection"}),
     };
     let mut headers = Map::new();
     headers.insert("ETag".into(), json!({"description": "Changes when the loaded file changes.", "schema": {"type": "string"}}));
@@ -238,7 +262,19 @@ fn responses(d: &Dataset, format: Format, config: &Config) -> Value {
         );
     }
     let mut out = Map::new();
-    out.insert("200".into(), json!({"description": "The records.", "headers": headers, "content": {format.content_type(): {"schema": body}}}));
+    let mut content = Map::new();
+    content.insert(format.content_type().into(), json!({"schema": body}));
+    if format == Format::Json && d.paginated && Places::of(d).is_some() {
+        let page = json!({"$ref": "#/components/schemas/FeatureCollection"});
+        content.insert(
+            Format::GeoJson.content_type().into(),
+            json!({"schema": page}),
+        );
+    }
+    out.insert(
+        "200".into(),
+        json!({"description": "The records.", "headers": headers, "content": content}),
+    );
     out.insert(
         "304".into(),
         json!({"description": "Not modified: `If-None-Match` matched the ETag."}),

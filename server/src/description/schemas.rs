@@ -4,6 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use roadtraffic_catalog::meanings::meaning;
+use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Column, Dataset, Domain, Source, ValueType};
 
 /// The name of a dataset's record schema: `AverageAnnualDailyFlow` from its first path.
@@ -61,11 +62,14 @@ fn field_schema(d: &Dataset, c: &Column) -> Value {
 
 /// A record: its fields in record order (the order they are served in). None is required:
 /// `fields=` picks some of them.
-pub fn record(d: &Dataset) -> Value {
-    let properties: Map<String, Value> = d
+pub fn record(d: &'static Dataset) -> Value {
+    let mut properties: Map<String, Value> = d
         .stored_columns()
         .map(|c| (c.name.to_string(), field_schema(d, c)))
         .collect();
+    if Places::of(d).is_some() {
+        properties.insert("distance_m".into(), json!({"type": ["number", "null"], "minimum": 0, "description": "Only with `filter[near]`, last: metres from its point on the British National Grid, to the decimetre (null for a record without easting and northing, which `near` never keeps)."}));
+    }
     let order: Vec<&str> = d.stored_columns().map(|c| c.name).collect();
     json!({
         "type": "object",
@@ -121,6 +125,7 @@ pub fn common() -> Map<String, Value> {
             "additionalProperties": false,
         }),
     );
+    out.insert("FeatureCollection".into(), feature_collection());
     out.insert(
         "Message".into(),
         json!({
@@ -132,4 +137,34 @@ pub fn common() -> Map<String, Value> {
         }),
     );
     out
+}
+
+/// A GeoJSON FeatureCollection of records (RFC 7946), with OGC API - Features' counts and
+/// links when it is a page.
+fn feature_collection() -> Value {
+    let position =
+        json!({"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2});
+    let point = json!({"type": "object", "required": ["type", "coordinates"], "properties": {"type": {"const": "Point"}, "coordinates": position}});
+    let link = json!({"type": "object", "required": ["href", "rel"], "properties": {"href": {"type": "string"}, "rel": {"type": "string"}, "type": {"type": "string"}}});
+    json!({
+        "type": "object",
+        "description": "GeoJSON (RFC 7946): each feature a Point at the record's longitude and latitude, with the record as its properties; `geometry` null for a record without coordinates. A page adds numberMatched, numberReturned and links.",
+        "required": ["type", "features"],
+        "properties": {
+            "type": {"const": "FeatureCollection"},
+            "features": {"type": "array", "items": {
+                "type": "object",
+                "required": ["type", "id", "geometry", "properties"],
+                "properties": {
+                    "type": {"const": "Feature"},
+                    "id": {"type": "integer"},
+                    "geometry": {"oneOf": [point, {"type": "null"}]},
+                    "properties": {"type": "object"},
+                },
+            }},
+            "numberMatched": {"type": "integer", "minimum": 0},
+            "numberReturned": {"type": "integer", "minimum": 0},
+            "links": {"type": "array", "items": link},
+        },
+    })
 }

@@ -17,6 +17,8 @@ pub enum Cell {
         at: usize,
         codes: &'static [&'static str],
     },
+    /// `distance_m` (with `filter[near]`): metres from the squared distance at this position.
+    Distance(usize),
 }
 
 /// How text is quoted: DfT's big and split files quote what holds a space, a comma, a quote,
@@ -108,6 +110,13 @@ impl Layout {
             cells: (0..fields.len()).map(Cell::Stored).collect(),
             quoting: Quoting::WhereNeeded,
         }
+    }
+
+    /// The layout with `distance_m` last, read from the row's squared distance at `at`.
+    pub fn with_distance(mut self, at: usize) -> Layout {
+        self.headers.push("distance_m".to_string());
+        self.cells.push(Cell::Distance(at));
+        self
     }
 
     /// Whether the file needs the area tables (names and codes by id).

@@ -7,9 +7,11 @@ use std::io::Write;
 use rusqlite::types::ValueRef;
 
 use super::layout::{AreaNames, Cell, Layout, Quoting};
-use crate::api::{JsonRecord, ListRequest, Plan, RowQuery};
+use crate::api::features::{self, FeatureWriter};
+use crate::api::{Distance, JsonRecord, ListRequest, Plan, RowQuery};
 use crate::error::ApiError;
 use crate::release::Release;
+use crate::spatial::Crs;
 use crate::stream::{Body, Flush};
 
 /// What a download is written as.
@@ -18,6 +20,8 @@ pub enum Export {
     /// The CSV file of this name, in a zip.
     Zip(Layout, String),
     Ndjson,
+    /// A GeoJSON FeatureCollection (CRS84).
+    GeoJson,
 }
 
 /// Runs the request (unpaginated) and writes every row it finds.
@@ -34,6 +38,10 @@ pub fn export(
         Export::Csv(layout) => csv(&conn, &query(), layout, &mut body),
         Export::Zip(layout, name) => zipped(&conn, &query(), layout, name, &mut body),
         Export::Ndjson => ndjson(&conn, request, JsonRecord::of(request, release), &mut body),
+        Export::GeoJson => {
+            let mut writer = FeatureWriter::of(request, release, Crs::Crs84);
+            features::write_collection(&conn, request, &mut writer, &mut body)
+        }
     };
     written.map(|()| body.buf)
 }
@@ -108,6 +116,12 @@ fn write_cell(
                 out.extend_from_slice(itoa::Buffer::new().format(n + 1).as_bytes());
             }
         }
+        Cell::Distance(at) => {
+            if let Some(squared) = row.get::<_, Option<f64>>(at)? {
+                let metres = crate::spatial::sql::metres(squared);
+                out.extend_from_slice(metres.to_string().as_bytes());
+            }
+        }
     }
     Ok(())
 }
@@ -173,10 +187,14 @@ fn ndjson(
     body: &mut Body,
 ) -> Result<(), ApiError> {
     let query = RowQuery::all(&record.sql(request));
+    let distance = Distance::of(request, 0);
     let mut stmt = conn.prepare_cached(&query.sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(query.args.iter()))?;
     while let Some(row) = rows.next()? {
         record.write(conn, &mut body.buf, row)?;
+        if let Some(distance) = &distance {
+            distance.append(&mut body.buf, row)?;
+        }
         body.buf.push(b'\n');
         body.flush_if_full()?;
     }

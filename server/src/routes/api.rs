@@ -8,13 +8,15 @@ use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder};
 use bytes::Bytes;
 
+use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::Dataset;
 
 use super::answers::public_base;
-use crate::api::{query, Envelope, FilterSets, ListRequest};
+use crate::api::{query, Envelope, FilterSets, Format, ListRequest};
 use crate::cache::{Encoding, ResponseCache};
 use crate::error::ApiError;
 use crate::release::Release;
+use crate::spatial::Crs;
 use crate::state::AppState;
 use crate::stream::{self, Written};
 
@@ -28,10 +30,22 @@ pub async fn list(
     let params = query::parse(req.query_string());
     let mut request = ListRequest::parse(dataset, &params, config.max_page_size)?;
     request.envelope = envelope;
+    let spatial =
+        envelope == Envelope::Laravel && dataset.paginated && Places::of(dataset).is_some();
+    if spatial && prefers_geojson(req) {
+        request.features = Some(Crs::Crs84);
+    }
+    let content_type = match request.features {
+        Some(_) => Format::GeoJson.content_type(),
+        None => Format::Json.content_type(),
+    };
     let release = state.current.get()?;
     let base = public_base(req, config.public_url.as_deref());
     let url = format!("{base}{}", req.path().trim_end_matches('/'));
-    let key = request.canonical(&url, &params);
+    let mut key = request.canonical(&url, &params);
+    if request.features.is_some() {
+        key.push_str(" as GeoJSON");
+    }
     let encoding = Encoding::negotiate(req, config.compress);
     let responses = state.responses(&release);
     let etag = etag(&release, &key, encoding);
@@ -40,8 +54,13 @@ pub async fn list(
             .insert_header((header::ETAG, etag))
             .finish());
     }
+    let head = Head {
+        content_type,
+        etag,
+        vary_accept: spatial,
+    };
     if let Some(body) = kept(&responses, &key, encoding).await? {
-        return Ok(whole(body, encoding, etag));
+        return Ok(whole(body, encoding, head));
     }
     let permit = state.heavy_permit(request.rows_asked()).await?;
     let time_limit = Duration::from_millis(config.query_timeout);
@@ -54,9 +73,9 @@ pub async fn list(
     Ok(match written {
         Written::Whole(body) => {
             let (body, encoding) = keep(responses, key, body, encoding).await?;
-            whole(body, encoding, etag)
+            whole(body, encoding, head)
         }
-        Written::Streamed(chunks) => json_response(etag).streaming(chunks),
+        Written::Streamed(chunks) => head.builder().streaming(chunks),
     })
 }
 
@@ -95,16 +114,55 @@ async fn keep(
         .map_err(ApiError::internal)
 }
 
-fn json_response(etag: String) -> HttpResponseBuilder {
-    let mut head = HttpResponse::Ok();
-    head.insert_header((header::CONTENT_TYPE, "application/json"))
-        .insert_header((header::ETAG, etag));
-    head
+/// What a listing's response says of its body.
+struct Head {
+    content_type: &'static str,
+    etag: String,
+    /// The body depends on `Accept` (JSON, or GeoJSON when asked), which caches must know.
+    vary_accept: bool,
+}
+
+impl Head {
+    fn builder(self) -> HttpResponseBuilder {
+        let mut head = HttpResponse::Ok();
+        head.insert_header((header::CONTENT_TYPE, self.content_type))
+            .insert_header((header::ETAG, self.etag));
+        if self.vary_accept {
+            head.insert_header((header::VARY, "Accept"));
+        }
+        head
+    }
+}
+
+/// Whether the client asks for GeoJSON before JSON: `application/geo+json` in `Accept` with a
+/// quality above 0 and not below that of `application/json` (browsers, asking `*/*`, get JSON).
+fn prefers_geojson(req: &HttpRequest) -> bool {
+    let quality = |wanted: &str| {
+        req.headers()
+            .get_all(header::ACCEPT)
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .filter_map(|item| {
+                let mut parts = item.split(';').map(str::trim);
+                let media = parts.next()?;
+                let q = parts
+                    .find_map(|p| p.strip_prefix("q="))
+                    .map_or(Some(1.0), |q| q.parse::<f32>().ok())?;
+                media.eq_ignore_ascii_case(wanted).then_some(q)
+            })
+            .fold(None, |best: Option<f32>, q| {
+                Some(best.map_or(q, |b| b.max(q)))
+            })
+    };
+    match (quality("application/geo+json"), quality("application/json")) {
+        (Some(geo), json) => geo > 0.0 && geo >= json.unwrap_or(0.0),
+        (None, _) => false,
+    }
 }
 
 /// A whole body, in its encoding: an encoded one says so (and compression leaves it alone).
-fn whole(body: Bytes, encoding: Encoding, etag: String) -> HttpResponse {
-    let mut head = json_response(etag);
+fn whole(body: Bytes, encoding: Encoding, head: Head) -> HttpResponse {
+    let mut head = head.builder();
     if let Some(encoding) = encoding.content_encoding() {
         head.insert_header((header::CONTENT_ENCODING, encoding));
     }

@@ -6,7 +6,7 @@ use actix_web::{HttpRequest, HttpResponse};
 use roadtraffic_catalog::Dataset;
 
 use super::answers::not_found;
-use crate::api::{query, Format, ListRequest};
+use crate::api::{query, Format, ListRequest, Plan};
 use crate::downloads::{self, Download, Export};
 use crate::error::ApiError;
 use crate::html;
@@ -50,12 +50,12 @@ pub async fn file(
     }
     let content_type = match download.export {
         Export::Zip(..) => "application/zip",
-        Export::Csv(_) | Export::Ndjson => "text/csv; charset=utf-8",
+        Export::Csv(_) | Export::Ndjson | Export::GeoJson => "text/csv; charset=utf-8",
     };
     send(state, release, download, content_type).await
 }
 
-/// An API listing whole, as CSV or NDJSON: its filters, sort and fields, every record.
+/// An API listing whole, as CSV, NDJSON or GeoJSON: its filters, sort and fields, every record.
 pub async fn listing(
     req: &HttpRequest,
     state: &AppState,
@@ -66,7 +66,14 @@ pub async fn listing(
     let request = ListRequest::whole(dataset, &params)?;
     let export = match format {
         Format::Ndjson => Export::Ndjson,
-        _ => Export::Csv(downloads::layout::Layout::fields(&request.fields)),
+        Format::GeoJson => Export::GeoJson,
+        _ => {
+            let layout = downloads::layout::Layout::fields(&request.fields);
+            match Plan(&request).near() {
+                Some(_) => Export::Csv(layout.with_distance(request.fields.len())),
+                None => Export::Csv(layout),
+            }
+        }
     };
     let name = format!(
         "{}{}",

@@ -1,0 +1,146 @@
+//! The SQL of an area: which count points the spatial index finds in it, then each row's own
+//! coordinates checked exactly (see `roadtraffic_catalog::places`). Numbers are written into
+//! the SQL rather than bound: they are finite `f64`s written so that they read back exactly,
+//! and an ORDER BY by distance can then use them without its own arguments.
+
+use roadtraffic_catalog::places::{Places, EASTING, LATITUDE, LONGITUDE, NORTHING, PLACE_KEY};
+
+use super::area::{Area, Crs};
+use super::grid::GridPoint;
+
+/// A number as SQL reads it back exactly (`{:?}` writes `1.0`, not `1`: a REAL).
+fn lit(v: f64) -> String {
+    format!("{v:?}")
+}
+
+/// The WHERE term that keeps the rows of `places` in `area`. `column` names a column as the
+/// query reads it (qualified by its table's alias).
+pub fn term(places: &Places, area: &Area, column: &dyn Fn(&str) -> String) -> String {
+    let key = match places.key_is_id() {
+        true => column("id"),
+        false => column(PLACE_KEY),
+    };
+    let (index_dims, exact) = match area {
+        Area::Box { crs, min, max } => box_term(*crs, *min, *max, column),
+        Area::Near { centre, radius } => {
+            let within = format!(
+                "{} <= {}",
+                distance_squared(centre, column),
+                lit(radius * radius)
+            );
+            let (min, max) = (
+                [centre.easting - radius, centre.northing - radius],
+                [centre.easting + radius, centre.northing + radius],
+            );
+            (index_box(["e", "n"], min, max), within)
+        }
+    };
+    format!(
+        "{key} IN (SELECT {PLACE_KEY} FROM {} WHERE {index_dims}) AND {exact}",
+        places.index_table()
+    )
+}
+
+/// The index's test (its entries that overlap the box) and the exact test of a row.
+fn box_term(
+    crs: Crs,
+    min: [f64; 2],
+    max: [f64; 2],
+    column: &dyn Fn(&str) -> String,
+) -> (String, String) {
+    let (dims, [x, y]) = match crs {
+        Crs::Crs84 => (
+            ["lon", "lat"],
+            [LONGITUDE, LATITUDE].map(|c| format!("CAST(NULLIF({}, '') AS REAL)", column(c))),
+        ),
+        Crs::BritishNationalGrid => (["e", "n"], [EASTING, NORTHING].map(column)),
+    };
+    let exact = format!(
+        "{x} BETWEEN {} AND {} AND {y} BETWEEN {} AND {}",
+        lit(min[0]),
+        lit(max[0]),
+        lit(min[1]),
+        lit(max[1])
+    );
+    (index_box(dims, min, max), exact)
+}
+
+/// The R*Tree entries that overlap a box in two of its dimensions.
+fn index_box(dims: [&str; 2], min: [f64; 2], max: [f64; 2]) -> String {
+    let [a, b] = dims;
+    format!(
+        "max_{a} >= {} AND min_{a} <= {} AND max_{b} >= {} AND min_{b} <= {}",
+        lit(min[0]),
+        lit(max[0]),
+        lit(min[1]),
+        lit(max[1])
+    )
+}
+
+/// A row's squared distance from `centre` on the grid, in square metres (NULL without an
+/// easting and northing). Squared, so that SQLite needs no square root to sort by it.
+pub fn distance_squared(centre: &GridPoint, column: &dyn Fn(&str) -> String) -> String {
+    let (e, n) = (column(EASTING), column(NORTHING));
+    let (ce, cn) = (lit(centre.easting), lit(centre.northing));
+    format!("(({e} - {ce}) * ({e} - {ce}) + ({n} - {cn}) * ({n} - {cn}))")
+}
+
+/// The distance in metres a squared distance stands for, to the decimetre (the grid's values
+/// are whole metres; a finer figure would be noise).
+pub fn metres(squared: f64) -> f64 {
+    (squared.max(0.0).sqrt() * 10.0).round() / 10.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use roadtraffic_catalog::{schema, DATASETS};
+
+    /// Every dataset with places: each kind of area makes SQL that SQLite takes, and that the
+    /// planner answers through the index rather than a scan of the table.
+    #[test]
+    fn every_area_is_valid_sql_that_seeks_through_the_index() {
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        for s in schema::create_all_tables() {
+            db.execute_batch(&s).unwrap();
+        }
+        let areas = [
+            Area::parse_bbox("b", "-2,52,-1,53").unwrap(),
+            Area::parse_box("b", "400000,200000,410000,210000", Crs::BritishNationalGrid).unwrap(),
+            Area::parse_near("n", "-1.5,52.5,5000").unwrap(),
+        ];
+        for d in DATASETS {
+            for s in schema::create_indexes(d) {
+                db.execute_batch(&s).unwrap();
+            }
+            let Some(places) = Places::of(d) else {
+                continue;
+            };
+            for s in places.create_index() {
+                db.execute_batch(&s).unwrap();
+            }
+            let source = places.source_table();
+            for area in &areas {
+                let term = term(&places, area, &|c| format!("t.{c}"));
+                let sql = format!("EXPLAIN QUERY PLAN SELECT * FROM {source} t WHERE {term}");
+                let plan: Vec<String> = db
+                    .prepare(&sql)
+                    .unwrap()
+                    .query_map([], |r| r.get::<_, String>(3))
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                let plan = plan.join("\n");
+                assert!(!plan.contains("SCAN t"), "{source}: {plan}");
+                assert!(plan.contains("VIRTUAL TABLE INDEX"), "{source}: {plan}");
+            }
+        }
+    }
+
+    #[test]
+    fn distances_are_to_the_decimetre() {
+        assert_eq!(metres(2.0), 1.4);
+        assert_eq!(metres(100.0), 10.0);
+        assert_eq!(metres(-0.0), 0.0);
+    }
+}
