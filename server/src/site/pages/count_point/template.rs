@@ -86,19 +86,23 @@ fn details(ctx: &Context, id: i64, site: &Site) -> Markup {
 /// The count points nearest this one, as a table, and the API's query for the same.
 fn nearest(api: &str, site: &Site, nearby: Option<Vec<Neighbour>>) -> Markup {
     let km = NEARBY_METRES / 1000;
+    let listed = nearby.as_ref().is_some_and(|list| !list.is_empty());
+    let api_query = near_query(api, site);
     html! {
         section aria-labelledby="nearby" {
             h2 #nearby { "Nearby count points" }
-            @match nearby {
+            @match &nearby {
                 None => p.empty { "This count point has no easting and northing in the loaded file, so the count points near it cannot be found." },
                 Some(list) if list.is_empty() => p.empty { "No other count point within " (km) " km." },
-                Some(list) => (neighbours(&list, km)),
+                Some(list) => (neighbours(list, km)),
             }
-            @if let Some(href) = near_query(api, site) {
+            @if listed || api_query.is_some() {
                 p.hint {
-                    "Distances are straight lines on the National Grid, between eastings and northings. "
-                    a href=(href) { "The same search in the API (JSON)" }
-                    ": this count point and the others within " (km) " km of its latitude and longitude, nearest first."
+                    @if listed { "Distances are straight lines between eastings and northings (the National Grid). " }
+                    @if let Some(href) = &api_query {
+                        a href=(href) { "The count points within " (km) " km in the API (JSON)" }
+                        ": measured from this count point's latitude and longitude, a metre or two from its easting and northing, so distances that nearly tie may come in another order; this count point among them."
+                    }
                 }
             }
         }
