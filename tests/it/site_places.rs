@@ -6,6 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use headless_chrome::protocol::cdp::types::Event;
+use headless_chrome::protocol::cdp::Network;
+
 use crate::browser::{chromium, eval, screenshot, wait_for, watched_tab, Watched};
 use crate::site::{
     assert_no_errors_and_no_other_host, check_pages_in_chromium, open, wait_for_maps, DESKTOP,
@@ -357,13 +360,18 @@ fn the_map_zoomed_in_draws_the_apis_count_points_in_view() {
     std::thread::sleep(Duration::from_millis(600));
     assert_eq!(eval(&w.tab, &format!("{MAP}.dataset.apiState")), "off");
     assert!(box_requests(&w).is_empty());
-    // A count point's page (a view ~67 km across), zoomed in three times at once: one
-    // request once the view rests, its pages followed.
+    // A count point's page (a view ~67 km across), zoomed in three times 100 ms apart (+ on
+    // the map, as the keyboard sends it): one request once the view rests, its pages followed.
     open(&w, &server.url(&format!("/manualcountpoints/{CENTRE}")));
     wait_for_maps(&w);
     std::thread::sleep(Duration::from_millis(600));
     assert!(box_requests(&w).is_empty(), "{:?}", box_requests(&w));
-    zoom_in(&w, 3);
+    eval(
+        &w.tab,
+        "new Promise(done => { const c = document.querySelector('.map canvas'); let k = 0; \
+         (function press() { c.dispatchEvent(new KeyboardEvent('keydown', { key: '+' })); \
+         if (++k < 3) { setTimeout(press, 100); } else { done(true); } })(); })",
+    );
     let records = wait_for(
         &w.tab,
         &format!("{MAP}.dataset.apiState === 'answered' && Number({MAP}.dataset.apiRecords)"),
@@ -437,10 +445,7 @@ fn the_map_still_draws_the_point_file_when_the_api_fails() {
         &format!("{MAP}.dataset.apiState === 'failed'"),
         Duration::from_secs(10),
     );
-    // Drawn again from the point file: the count point and its neighbours still there.
-    w.tab.press_key("-").unwrap();
-    w.tab.press_key("+").unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    // Still drawn from the point file, zoomed in: the count point and its neighbours.
     let after = wait_for_maps(&w);
     assert!(
         after[0] > 1 && after[0] <= before[0],
@@ -468,4 +473,60 @@ fn count_point_pages_with_their_nearest_pass_the_browser_checks() {
         ),
     ];
     check_pages_in_chromium(&server, &pages, "places");
+}
+
+#[test]
+fn the_map_cancels_the_request_of_a_view_it_has_left() {
+    let server = serve(places_db(), &[]);
+    let Some(browser) = chromium(DESKTOP.0, DESKTOP.1) else {
+        return;
+    };
+    let w = watched_tab(&browser, DESKTOP.0, DESKTOP.1);
+    let cancelled = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = cancelled.clone();
+    w.tab
+        .add_event_listener(std::sync::Arc::new(move |e: &Event| {
+            if let Event::NetworkLoadingFailed(failed) = e {
+                if failed.params.canceled == Some(true) {
+                    count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+            }
+        }))
+        .unwrap();
+    open(&w, &server.url(&format!("/manualcountpoints/{CENTRE}")));
+    wait_for_maps(&w);
+    // A slow network: each answer takes seconds, time enough to move on.
+    w.tab
+        .call_method(Network::EmulateNetworkConditions {
+            offline: false,
+            latency: 4000.0,
+            download_throughput: -1.0,
+            upload_throughput: -1.0,
+            connection_Type: None,
+            packet_loss: None,
+            packet_queue_length: None,
+            packet_reordering: None,
+        })
+        .unwrap();
+    let state = |s: &str| format!("{MAP}.dataset.apiState === '{s}'");
+    zoom_in(&w, 1);
+    wait_for(&w.tab, &state("asking"), Duration::from_secs(5));
+    // Zoomed out past the threshold: the request is cancelled.
+    w.tab.press_key("-").unwrap();
+    w.tab.press_key("-").unwrap();
+    wait_for(&w.tab, &state("off"), Duration::from_secs(5));
+    // Zoomed in again, then panned away before the answer: each view's request is cancelled
+    // by the next (the pan may rest long enough on its way to ask too), the last answered.
+    zoom_in(&w, 2);
+    wait_for(&w.tab, &state("asking"), Duration::from_secs(5));
+    for _ in 0..12 {
+        w.tab.press_key("ArrowRight").unwrap();
+    }
+    wait_for(&w.tab, &state("answered"), Duration::from_secs(15));
+    let asked = box_requests(&w);
+    assert!(asked.len() >= 3, "{asked:?}");
+    assert_ne!(asked[1], asked[asked.len() - 1], "the last view is another");
+    let cancelled = cancelled.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(cancelled, asked.len() - 1, "{asked:?}");
+    assert_no_errors_and_no_other_host(&w, &server.url(""), &[]);
 }
