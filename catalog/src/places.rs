@@ -97,7 +97,7 @@ impl Places {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{schema, DATASETS};
+    use crate::DATASETS;
 
     #[test]
     fn the_count_data_have_places_and_the_area_tables_none() {
@@ -119,11 +119,22 @@ mod tests {
     #[test]
     fn the_index_is_built_of_distinct_places_and_skips_rows_without_any() {
         let db = rusqlite::Connection::open_in_memory().unwrap();
-        db.execute_batch(&schema::create_table(&crate::COUNT_POINTS))
-            .unwrap();
+        // The columns the index reads, as `schema` makes them.
+        db.execute_batch(
+            "CREATE TABLE count_points (id INTEGER PRIMARY KEY, count_point_id INTEGER, \
+             easting INTEGER, northing INTEGER, latitude TEXT, longitude TEXT)",
+        )
+        .unwrap();
         let insert = "INSERT INTO count_points (id, count_point_id, easting, northing, latitude, \
                       longitude) VALUES (?1, ?1, ?2, ?3, ?4, ?5)";
-        let rows: [(i64, Option<i64>, Option<i64>, Option<&str>, Option<&str>); 4] = [
+        type Row<'a> = (
+            i64,
+            Option<i64>,
+            Option<i64>,
+            Option<&'a str>,
+            Option<&'a str>,
+        );
+        let rows: [Row; 4] = [
             (1, Some(400000), Some(300000), Some("52.5"), Some("-2.0")),
             (2, None, None, Some("51.5"), Some("-0.1")),
             (3, Some(500000), Some(200000), None, Some("1.0")),

@@ -24,5 +24,6 @@ mod rendered;
 mod site;
 mod site_places;
 mod snapshots;
+mod spatial;
 mod support;
 mod swap;
