@@ -22,6 +22,7 @@ mod program;
 mod reliability;
 mod rendered;
 mod site;
+mod site_places;
 mod snapshots;
 mod spatial;
 mod support;
