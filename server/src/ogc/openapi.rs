@@ -202,9 +202,20 @@ fn filters(d: &Dataset) -> Vec<Value> {
         .collect()
 }
 
+/// An RFC 3339 date-time (or a bare date), or an interval of two with either end open; a
+/// text that fits may still name no real time (a 30th of February), which is refused.
+fn datetime_pattern() -> String {
+    let date = "[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])";
+    let time = r"([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?";
+    let offset = "([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])";
+    let instant = format!("{date}([Tt]{time}{offset})?");
+    let end = format!(r"({instant}|\.\.)?");
+    format!("^({instant}|{end}/{end})$")
+}
+
 fn schema_of(c: &Column) -> Value {
     match c.ty {
-        ValueType::Integer => json!({"type": "integer"}),
+        ValueType::Integer => json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}),
         ValueType::Number => json!({"type": "number"}),
         ValueType::Date => json!({"type": "string", "format": "date"}),
         ValueType::Text => json!({"type": "string"}),
@@ -217,13 +228,13 @@ fn parameters() -> Value {
     json!({
         "f": {
             "name": "f", "in": "query", "required": false, "style": "form", "explode": false,
-            "description": "The format: JSON (GeoJSON for features), the only one; `Accept` is not needed.",
-            "schema": {"type": "string", "enum": ["json", "geojson"]},
+            "description": "The format: JSON (GeoJSON for features), the only one; `Accept` is not needed. Empty: the default.",
+            "schema": {"type": "string", "enum": ["", "json", "geojson"]},
         },
         "bbox": {
             "name": "bbox", "in": "query", "required": false, "style": "form", "explode": false,
-            "description": "Only features whose point is in this box (edges included): minX,minY,maxX,maxY in `bbox-crs` (WGS 84 longitude and latitude by default; a minimum longitude above the maximum crosses the antimeridian). A box where no count point is matches nothing. Six numbers (a box with heights) are refused: these features have no heights.",
-            "schema": {"type": "array", "oneOf": [{"minItems": 4, "maxItems": 4}, {"minItems": 6, "maxItems": 6}], "items": {"type": "number"}},
+            "description": "Only features whose point is in this box (edges included): minX,minY,maxX,maxY in `bbox-crs` (WGS 84 longitude and latitude by default, each within -180..180 and -90..90; a minimum longitude above the maximum crosses the antimeridian; on the British National Grid easting -100000..900000 and northing -100000..1400000). A box where no count point is matches nothing. Four numbers only: these features have no heights, so Part 1's six-number box (with heights) is refused.",
+            "schema": {"type": "array", "minItems": 4, "maxItems": 4, "items": {"type": "number"}},
         },
         "bbox-crs": {
             "name": "bbox-crs", "in": "query", "required": false, "style": "form", "explode": false,
@@ -238,7 +249,7 @@ fn parameters() -> Value {
         "datetime": {
             "name": "datetime", "in": "query", "required": false, "style": "form", "explode": false,
             "description": "Only features whose time shares an instant with this RFC 3339 date-time or interval (`start/end`, either end open as `..` or empty; a bare date is that whole day, UTC). A record's time is its year (AADF), the year of its latest AADF (count points; a count point without one matches any), or the hour of its count from `count_date` Thh:00 to the next hour (raw counts; the files give no zone: read as UTC).",
-            "schema": {"type": "string"},
+            "schema": {"type": "string", "pattern": datetime_pattern()},
         },
         "limit": {
             "name": "limit", "in": "query", "required": false, "style": "form", "explode": false,
