@@ -1,6 +1,7 @@
 // The road traffic mirror's one script: draws every `.map` of a page on its canvas. Pages are
 // whole without it (it only adds the map). No library, no other host: the coastline and the
-// count points come from this server (their URLs are the map's data attributes).
+// count points come from this server (their URLs are the map's data attributes): every count
+// point from the compact point file, and, zoomed in, those in view from the API, in full.
 (function () {
   'use strict';
 
@@ -23,6 +24,22 @@
   var FADED = 'rgba(102, 112, 133, 0.28)';
   // The longitude scale of the projection: degrees of longitude are shorter at 54.5°N.
   var K = Math.cos(54.5 * Math.PI / 180);
+  // The projection: x = longitude × K, y = latitude, so one unit of either is a degree of
+  // latitude, about 111 km.
+  var KM_PER_UNIT = 111.2;
+
+  // Zoomed in so that the view's longer side is under this, the map asks the API for the count
+  // points in view: the point file places them in steps of ~15 m, which show at that zoom. A
+  // view that size holds ~700 count points on average, a few thousand over London.
+  var API_SPAN_KM = 60;
+  // Records per request (or the server's largest page if smaller), and requests per view at
+  // most (next_page_url is followed while a view holds more).
+  var API_PAGE_SIZE = 2000;
+  var API_PAGES = 10;
+  // How long the view must rest after a pan or zoom before it is asked for.
+  var API_DELAY_MS = 250;
+  // What the point file holds of a count point, so that one from the API is drawn alike.
+  var API_FIELDS = 'count_point_id,road_name,road_category,road_type,latitude,longitude,local_authority_id,region_id';
 
   function decodePoints(buffer) {
     var view = new DataView(buffer);
@@ -43,6 +60,7 @@
     var names = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, at)));
     p.roads = names.roads;
     p.las = names.localAuthorities;
+    p.categories = names.categories;
     p.styles = names.categories.map(function (c) { return STYLE[c] || OTHER; });
     p.styles[254] = MAJOR;
     p.x = new Float32Array(n);
@@ -51,10 +69,46 @@
       p.x[i] = (box[0] + lon[i] / 65535 * (box[2] - box[0])) * K;
       p.y[i] = box[1] + lat[i] / 65535 * (box[3] - box[1]);
     }
-    // Indexes in drawing order: by layer, so that major roads are drawn over minor ones.
-    p.order = Array.from({ length: n }, function (_, i) { return i; });
-    p.order.sort(function (a, b) { return style(p, a).layer - style(p, b).layer; });
+    layer(p);
     return p;
+  }
+
+  // Indexes in drawing order: by layer, so that major roads are drawn over minor ones.
+  function layer(p) {
+    p.order = Array.from({ length: p.n }, function (_, i) { return i; });
+    p.order.sort(function (a, b) { return style(p, a).layer - style(p, b).layer; });
+  }
+
+  // The points with the API's records of count points the file does not hold, as new arrays
+  // in id order (the map finds a point by id with a binary search).
+  function withRecords(p, records) {
+    var n = p.n + records.length, q = {
+      n: n, roads: p.roads.slice(), las: p.las, categories: p.categories, styles: p.styles,
+      id: new Uint32Array(n), la: new Uint16Array(n), road: new Uint16Array(n),
+      cat: new Uint8Array(n), region: new Uint8Array(n), x: new Float32Array(n), y: new Float32Array(n)
+    };
+    var roadIndex = {};
+    q.roads.forEach(function (name, i) { roadIndex[name] = i; });
+    records.sort(function (a, b) { return a.count_point_id - b.count_point_id; });
+    for (var i = 0, j = 0, k = 0; k < n; k++) {
+      if (j >= records.length || (i < p.n && p.id[i] < records[j].count_point_id)) {
+        ['id', 'la', 'road', 'cat', 'region', 'x', 'y'].forEach(function (a) { q[a][k] = p[a][i]; });
+        i++;
+        continue;
+      }
+      var r = records[j++], road = r.road_name || '';
+      if (!(road in roadIndex)) { roadIndex[road] = q.roads.length; q.roads.push(road); }
+      var cat = p.categories.indexOf(r.road_category);
+      q.id[k] = r.count_point_id;
+      q.la[k] = r.local_authority_id || 0;
+      q.road[k] = roadIndex[road];
+      q.cat[k] = cat >= 0 ? cat : (r.road_type === 'Major' ? 254 : 255);
+      q.region[k] = r.region_id || 0;
+      q.x[k] = r.lon * K;
+      q.y[k] = r.lat;
+    }
+    layer(q);
+    return q;
   }
 
   function style(p, i) { return p.styles[p.cat[i]] || OTHER; }
@@ -82,6 +136,8 @@
     this.outline = outline;
     this.focusKind = el.dataset.focus;
     this.focusId = Number(el.dataset.focusId);
+    this.api = el.dataset.api;
+    this.pageSize = Math.min(API_PAGE_SIZE, Number(el.dataset.maxPageSize) || API_PAGE_SIZE);
     this.inFocus = this.focusTest();
     this.selected = -1;
     this.resize();
@@ -161,6 +217,7 @@
     var drawn = this.drawPoints(ctx);
     this.el.dataset.drawn = String(drawn);
     this.el.classList.add('ready');
+    this.askLater();
   };
 
   // The land, filled; its coast stroked, but not where a ring was clipped to the data's box.
@@ -351,16 +408,110 @@
     if (keys[e.key]) { e.preventDefault(); keys[e.key](this); }
   };
 
+  // The view in the map's units: west, south, east, north.
+  MapView.prototype.viewBox = function () {
+    var dx = this.w / 2 / this.scale, dy = this.h / 2 / this.scale;
+    return [this.cx - dx, this.cy - dy, this.cx + dx, this.cy + dy];
+  };
+
+  // Asks the API for the count points in view once the view has rested (after each draw:
+  // pans, zooms, resets and resizes all draw).
+  MapView.prototype.askLater = function () {
+    var me = this;
+    if (!this.api) { return; }
+    clearTimeout(this.askTimer);
+    this.askTimer = setTimeout(function () { me.ask(); }, API_DELAY_MS);
+  };
+
+  // Zoomed in, the count points in and around the view from the API, unless its answer is
+  // held or on its way. The request of a view left behind is cancelled; a failed one leaves
+  // the point file's count points drawn, and the next move asks again. The state is the
+  // map's `data-api-state` (off, asking, answered, failed), for tests.
+  MapView.prototype.ask = function () {
+    var v = this.viewBox(), me = this;
+    if (Math.max(v[2] - v[0], v[3] - v[1]) * KM_PER_UNIT > API_SPAN_KM) {
+      this.cancel();
+      this.el.dataset.apiState = 'off';
+      return;
+    }
+    if (this.covered && contains(this.covered, v)) { this.cancel(); return; }
+    if (this.inFlight && contains(this.inFlight.box, v)) { return; }
+    this.cancel();
+    var box = pad(v, 0.25), flight = { box: box, control: new AbortController() };
+    this.inFlight = flight;
+    this.el.dataset.apiState = 'asking';
+    listing(this.bboxUrl(box), flight.control.signal, API_PAGES).then(function (found) {
+      if (me.inFlight !== flight) { return; }
+      me.inFlight = null;
+      me.covered = box;
+      me.merge(found);
+      me.el.dataset.apiState = 'answered';
+      me.el.dataset.apiRecords = String(found.length);
+      me.schedule();
+    }, function () {
+      // Cancelled (a newer view is asked for), or failed: the file's points stay.
+      if (me.inFlight !== flight) { return; }
+      me.inFlight = null;
+      me.el.dataset.apiState = 'failed';
+    });
+  };
+
+  MapView.prototype.cancel = function () {
+    if (this.inFlight) { this.inFlight.control.abort(); this.inFlight = null; }
+  };
+
+  // The API's count points in a box of the map's units: its corners in degrees (the
+  // projection's inverse: longitude = x / K, latitude = y), rounded outwards to ~1 m.
+  MapView.prototype.bboxUrl = function (box) {
+    var down = function (d) { return (Math.floor(d * 1e5) / 1e5).toFixed(5); };
+    var up = function (d) { return (Math.ceil(d * 1e5) / 1e5).toFixed(5); };
+    var bbox = [down(box[0] / K), down(box[1]), up(box[2] / K), up(box[3])].join(',');
+    return this.api + '?filter[bbox]=' + bbox + '&fields=' + API_FIELDS + '&page[size]=' + this.pageSize;
+  };
+
+  // The API's records merged with the points: a count point the file holds takes its exact
+  // place, one it does not hold is added.
+  MapView.prototype.merge = function (found) {
+    var p = this.p, added = [];
+    for (var k = 0; k < found.length; k++) {
+      var r = found[k], lat = parseFloat(r.latitude), lon = parseFloat(r.longitude);
+      if (!isFinite(lat) || !isFinite(lon)) { continue; }
+      var i = this.indexOf(r.count_point_id);
+      if (i >= 0) { p.x[i] = lon * K; p.y[i] = lat; } else { r.lon = lon; r.lat = lat; added.push(r); }
+    }
+    if (!added.length) { return; }
+    this.p = withRecords(p, added);
+    this.inFocus = this.focusTest();
+    if (this.focusKind === 'count-point') { this.selected = this.indexOf(this.focusId); }
+  };
+
+  function contains(outer, inner) {
+    return outer[0] <= inner[0] && outer[1] <= inner[1] && outer[2] >= inner[2] && outer[3] >= inner[3];
+  }
+
   // Where a count point is on the screen (for tests, and anyone scripting the page).
   MapView.prototype.screenPosition = function (id) {
     var i = this.indexOf(id), r = this.canvas.getBoundingClientRect();
     return i < 0 ? null : [r.left + this.sx(this.p.x[i]), r.top + this.sy(this.p.y[i])];
   };
 
-  function load(url, how) {
-    return fetch(url, { credentials: 'same-origin' }).then(function (r) {
+  function load(url, how, signal) {
+    return fetch(url, { credentials: 'same-origin', signal: signal }).then(function (r) {
       if (!r.ok) { throw new Error(url + ': ' + r.status); }
       return r[how]();
+    });
+  }
+
+  // The records of a paginated listing from `url` on, following next_page_url for at most
+  // `pages` pages; only its path and query are taken, so that every request stays on this
+  // server whatever host the envelope names (--public-url).
+  function listing(url, signal, pages) {
+    return load(url, 'json', signal).then(function (page) {
+      var next = pages > 1 && page.next_page_url && new URL(page.next_page_url, location.href);
+      if (!next) { return page.data; }
+      return listing(next.pathname + next.search, signal, pages - 1).then(function (rest) {
+        return page.data.concat(rest);
+      });
     });
   }
 

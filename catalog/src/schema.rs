@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use crate::places::Places;
 use crate::{Column, Dataset, Source, ValueType, DATASETS};
 
 /// `CREATE TABLE` for one dataset: its stored columns in record order, `id` as the rowid, and
@@ -72,6 +71,7 @@ pub fn create_all_tables() -> Vec<String> {
     let mut out: Vec<String> = DATASETS.iter().map(|d| create_table(d)).collect();
     out.extend(DATASETS.iter().filter_map(|d| create_runs_table(d)));
     out.extend(DATASETS.iter().filter_map(|d| create_own_values_table(d)));
+    out.push(crate::places::CREATE_INDEX.to_string());
     out.push(CREATE_METADATA.to_string());
     out
 }
@@ -85,8 +85,6 @@ pub fn version() -> String {
     for d in DATASETS {
         ddl.extend(create_indexes(d));
     }
-    let places = DATASETS.iter().filter_map(|d| Places::of(d));
-    ddl.extend(places.flat_map(|p| p.create_index()));
     ddl.push(crate::record::WRITER_VERSION.to_string());
     format!("{:016x}", crate::stable_hash(&ddl.join(";\n")))
 }

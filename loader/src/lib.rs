@@ -28,6 +28,7 @@ mod guard;
 mod input;
 mod keys;
 mod options;
+mod places;
 mod recognise;
 mod rendered;
 mod report;
@@ -135,6 +136,7 @@ fn compare_with_replaced(
 struct Gathered {
     report: LoadReport,
     areas: derived::Areas,
+    places: places::PlaceSet,
     completions: derived::Completions,
     duplicate_places: Vec<keys::DuplicatePlaces>,
 }
@@ -169,6 +171,7 @@ fn build(
     }
     gathered.completions.apply(&conn, &mut report)?;
     derived::write_derived(&conn, &gathered.areas, countries, &mut report)?;
+    gathered.places.write(&conn)?;
     if opts.rendered_records {
         report.rendered_records = rendered::render_all(&conn)?;
     }
@@ -203,6 +206,7 @@ fn read_all(
             link,
             progress: &progress,
             areas: &mut gathered.areas,
+            places: &mut gathered.places,
             completions: &mut gathered.completions,
             report: &mut gathered.report,
         };

@@ -10,6 +10,7 @@ use crate::guard::StreamNotes;
 use crate::input::{self, InputSource};
 use crate::keys::{DuplicatePlaces, Keys};
 use crate::options::LoadOptions;
+use crate::places::{PlacePositions, PlaceSet};
 use crate::recognise::{self, header_matches};
 use crate::report::{LoadReport, Problem, Progress, WarningKind};
 use crate::runs::Runs;
@@ -136,6 +137,7 @@ pub struct TableLoader {
     max_record_bytes: u64,
     layout: RowLayout,
     area_pos: AreaPositions,
+    place_pos: Option<PlacePositions>,
     cells: Cells,
     keys: Keys,
     runs: Runs,
@@ -154,6 +156,7 @@ pub struct Sinks<'a> {
     pub link: &'a WriterLink,
     pub progress: &'a Progress,
     pub areas: &'a mut Areas,
+    pub places: &'a mut PlaceSet,
     pub completions: &'a mut Completions,
     pub report: &'a mut LoadReport,
 }
@@ -170,6 +173,7 @@ impl TableLoader {
             max_record_bytes: opts.max_record_bytes,
             layout: RowLayout::new(dataset),
             area_pos: AreaPositions::new(dataset),
+            place_pos: PlacePositions::new(dataset),
             cells: Cells::new(dataset),
             keys: Keys::new(dataset, (bytes / BYTES_PER_ROW) as usize),
             runs: Runs::new(dataset),
@@ -324,6 +328,9 @@ impl TableLoader {
         };
         row[self.layout.id] = Value::Int(id);
         sinks.areas.observe(&self.area_pos, row);
+        if let Some(positions) = &self.place_pos {
+            sinks.places.observe(positions, row);
+        }
         sinks.completions.observe(self.dataset, row);
         self.rows += 1;
         // Once the load is bound to fail, rows are only checked, not inserted.

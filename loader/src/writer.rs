@@ -9,7 +9,6 @@ use std::time::Instant;
 
 use rusqlite::{Connection, OpenFlags};
 
-use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{self as catalog, schema, Dataset};
 
 use crate::error::LoadError;
@@ -134,12 +133,9 @@ fn insert_all<'v>(
 }
 
 /// What a table's final rows make: its indexes, and its own values if it keeps them.
-fn complete(conn: &Connection, d: &'static Dataset) -> Result<(), LoadError> {
+fn complete(conn: &Connection, d: &Dataset) -> Result<(), LoadError> {
     let started = Instant::now();
     for ddl in schema::create_indexes(d) {
-        conn.execute_batch(&ddl)?;
-    }
-    for ddl in Places::of(d).iter().flat_map(Places::create_index) {
         conn.execute_batch(&ddl)?;
     }
     let seconds = started.elapsed().as_secs_f64();

@@ -20,6 +20,9 @@
 //!   one layout of every HTML page) over `assets` (the embedded files), `stream` (bodies
 //!   written on the blocking pool), `ratelimit`, `configuration`, `error` (the one error type
 //!   and the one place it becomes a status).
+//!
+//! `spatial` (where: areas checked, the British National Grid, their SQL) sits below the rooms
+//! that ask it (`api`, `site`) and above the catalogue.
 
 mod api;
 mod assets;

@@ -23,6 +23,8 @@ mod program;
 mod reliability;
 mod rendered;
 mod site;
+mod site_places;
 mod snapshots;
+mod spatial;
 mod support;
 mod swap;

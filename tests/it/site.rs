@@ -26,8 +26,8 @@ const SAMPLE_PAGES: &[(&str, &str, u16)] = &[
     ("not-found", "/manualcountpoints/999999", 404),
 ];
 
-const DESKTOP: (u32, u32) = (1280, 900);
-const PHONE: (u32, u32) = (390, 844);
+pub const DESKTOP: (u32, u32) = (1280, 900);
+pub const PHONE: (u32, u32) = (390, 844);
 
 #[test]
 fn site_pages_are_html_with_their_own_csp_and_no_inline_script() {
@@ -317,7 +317,7 @@ fn hostile_names_show_as_text_and_run_nothing() {
 }
 
 /// Navigates and waits for the page to load.
-fn open(w: &Watched, url: &str) {
+pub fn open(w: &Watched, url: &str) {
     w.tab.navigate_to(url).unwrap();
     w.tab.wait_until_navigated().unwrap();
     wait_for(
@@ -328,7 +328,7 @@ fn open(w: &Watched, url: &str) {
 }
 
 /// Waits until every map of the page is drawn; the number of points drawn on each.
-fn wait_for_maps(w: &Watched) -> Vec<u64> {
+pub fn wait_for_maps(w: &Watched) -> Vec<u64> {
     let script = "(() => { const maps = [...document.querySelectorAll('.map')]; \
                   return maps.every(m => m.dataset.drawn) && maps.map(m => Number(m.dataset.drawn)); })()";
     let drawn = poll(&w.tab, script, Duration::from_secs(20)).unwrap_or_else(|| {
@@ -383,7 +383,7 @@ fn mouse(tab: &Tab, kind: Input::DispatchMouseEventTypeOption, x: f64, y: f64) {
 
 /// No console error or exception, and every request went to the server itself. `expected`:
 /// URLs whose failure is the point of the page (a 404 page's own).
-fn assert_no_errors_and_no_other_host(w: &Watched, origin: &str, expected: &[String]) {
+pub fn assert_no_errors_and_no_other_host(w: &Watched, origin: &str, expected: &[String]) {
     let mut seen = w.seen.lock().unwrap();
     let errors: Vec<&String> = seen
         .errors
@@ -456,7 +456,7 @@ fn coloured_pixels(tab: &Tab) -> u64 {
 
 /// Every page of `pages` in Chromium at desktop and phone widths, with the checks of the
 /// issue; screenshots named `{prefix}-{name}`.
-fn check_pages_in_chromium(server: &TestServer, pages: &[(&str, String, u16)], prefix: &str) {
+pub fn check_pages_in_chromium(server: &TestServer, pages: &[(&str, String, u16)], prefix: &str) {
     let Some(browser) = chromium(DESKTOP.0, DESKTOP.1) else {
         return;
     };

@@ -6,6 +6,7 @@ use maud::{html, Markup};
 use rusqlite::types::ValueRef;
 
 use roadtraffic_catalog::meanings::meaning;
+use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Column, Dataset, Domain, ValueType, COUNT_METHOD, DATASETS};
 
 use super::deviations::DEVIATIONS;
@@ -25,12 +26,13 @@ pub fn page(
     let mut sections = Vec::new();
     for d in DATASETS {
         let example = example_query(&conn, d)?;
+        let near = near_example(&conn, d)?;
         let of_d: Vec<Endpoint> = endpoints
             .iter()
             .filter(|e| std::ptr::eq(e.dataset, d))
             .copied()
             .collect();
-        sections.push(endpoint(d, &of_d, config, &example));
+        sections.push(endpoint(d, &of_d, config, &example, near.as_deref()));
     }
     let base = config.base_path();
     let body = html! {
@@ -44,7 +46,8 @@ pub fn page(
             li { code { "page[size]" } " (default 250, 1 to " (config.max_page_size) ") and " code { "page[number]" } " (from 1), raw or URL-encoded (" code { "page%5Bsize%5D" } "). Past the last page: an empty page." }
             li { code { "filter[name]=v" } " or " code { "name=v" } "; " code { "v1,v2" } " is a list; matching is exact and text ignores letter case; empty values are ignored." }
             li { code { "sort=a,-b" } " (" code { "-" } " for descending); " code { "fields=a,b" } " for some fields only." }
-            li { "Every listing is also served whole, with the same filters, sort and fields, as CSV (" code { "<endpoint>.csv" } ") and NDJSON (" code { "<endpoint>.ndjson" } ")." }
+            li { "Every listing is also served whole, with the same filters, sort and fields, as CSV (" code { "<endpoint>.csv" } ") and NDJSON (" code { "<endpoint>.ndjson" } "); those with places as GeoJSON too (" code { "<endpoint>.geojson" } ")." }
+            li { "Where: " code { "filter[bbox]=minLon,minLat,maxLon,maxLat" } " and " code { "filter[near]=lon,lat,radius_m" } " on the listings with places (nearest first, each record with " code { "distance_m" } "); for GIS clients, the same data as an OGC API - Features service at " a href="/ogcapi" { code { "/ogcapi" } } "." }
             li { "Errors are JSON " code { "{\"message\": \"...\"}" } ": 400 bad parameter, 404 no such path, 405 wrong method, 429 rate limited, 503 busy or over the query time limit, 500 anything else." }
         }
         h2 { "Where this mirror differs from the public service" }
@@ -65,6 +68,31 @@ fn inline_code(text: &str) -> Markup {
             @if i % 2 == 1 { code { (part) } } @else { (part) }
         }
     }
+}
+
+/// `filter[near]` around the first record's place, for a dataset with places that has one.
+fn near_example(
+    conn: &rusqlite::Connection,
+    d: &'static Dataset,
+) -> Result<Option<String>, ApiError> {
+    let Some(places) = Places::of(d) else {
+        return Ok(None);
+    };
+    let table = match places.in_runs {
+        true => d.runs_table().unwrap_or_default(),
+        false => d.table.to_string(),
+    };
+    let sql = format!(
+        "SELECT longitude, latitude FROM {table} WHERE longitude IS NOT NULL AND latitude IS NOT NULL ORDER BY rowid LIMIT 1"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query([])?;
+    let Some(row) = rows.next()? else {
+        return Ok(None);
+    };
+    let (lon, lat): (String, String) = (row.get(0)?, row.get(1)?);
+    let size = if d.paginated { "&page%5Bsize%5D=5" } else { "" };
+    Ok(Some(format!("filter%5Bnear%5D={lon},{lat},5000{size}")))
 }
 
 /// A query that returns rows of the loaded file: the first record's values for the dataset's
@@ -132,7 +160,13 @@ fn field_meaning(d: &Dataset, c: &Column) -> String {
     format!("{}{unit}", meaning(c.name).unwrap_or(""))
 }
 
-fn endpoint(d: &Dataset, endpoints: &[Endpoint], config: &Config, example: &str) -> Markup {
+fn endpoint(
+    d: &Dataset,
+    endpoints: &[Endpoint],
+    config: &Config,
+    example: &str,
+    near: Option<&str>,
+) -> Markup {
     let aliases = endpoints
         .iter()
         .filter(|e| e.alias > 0 && e.format == Format::Json);
@@ -157,6 +191,10 @@ fn endpoint(d: &Dataset, endpoints: &[Endpoint], config: &Config, example: &str)
             p { "Example (returns rows of this file): " a href=(example_url) { code { (example_url) } } }
             h3 { "Filters" }
             p { @for (i, f) in d.filters.iter().enumerate() { @if i > 0 { ", " } code { (f) } } ". Sorts: the same" @if d.count_method.is_some() { " but " code { "count_method" } } "." }
+            @if let Some(near) = near {
+                @let url = format!("{path}?{near}");
+                p { "Where: " code { "filter[bbox]" } " and " code { "filter[near]" } ", for example " a href=(url) { code { (url) } } " (the records within 5 km of the first record's place, nearest first)." }
+            }
             h3 { "Fields" }
             table {
                 caption { "The fields of a record, in order" }

@@ -12,6 +12,7 @@ use super::schemas;
 use crate::api::{Endpoint, Format, DEFAULT_PAGE_SIZE};
 use crate::configuration::Config;
 use crate::spatial::area::MAX_RADIUS_M;
+use crate::spatial::grid::AREA_OF_USE;
 
 /// The whole description, but its `servers` (see [`super::Description`]), of the API's
 /// paths under the base path: the listing endpoints, then the change report's path.
@@ -177,10 +178,20 @@ fn filters(d: &Dataset) -> Vec<Value> {
 fn spatial_filters() -> [Value; 2] {
     let bbox = "Records whose own longitude and latitude are inside this WGS 84 box (edges included): `minLon,minLat,maxLon,maxLat`, as OGC's `bbox`. The box must overlap the British National Grid's area (-9.01,49.75,2.01,61.01). Combines with every other filter, `sort`, `fields` and the page. A mirror's own filter: the public service has none.";
     let near = format!("Records within `radius_m` metres of a point: `lon,lat,radius_m` (WGS 84; the point inside the British National Grid's area; the radius above 0 and at most {}). The distance is measured on the British National Grid from the record's own easting and northing (the point converted with the OSGB36 Helmert transformation, EPSG:1314): nearest first unless `sort` is given, each record gaining `distance_m` (metres, to the decimetre) as its last field (in CSV, its last column). A mirror's own filter: the public service has none.", MAX_RADIUS_M);
-    let numbers = |n: usize| json!({"type": "array", "items": {"type": "number"}, "minItems": n, "maxItems": n});
+    // Each number's range, by position: exactly what the server accepts but the order of the
+    // corners (min <= max), which JSON Schema cannot compare.
+    let [w, so, e, n] = AREA_OF_USE;
+    let box_items = [(-180.0, e), (-90.0, n), (w, 180.0), (so, 90.0)]
+        .map(|(min, max)| json!({"type": "number", "minimum": min, "maximum": max}));
+    let near_items = [
+        json!({"type": "number", "minimum": w, "maximum": e}),
+        json!({"type": "number", "minimum": so, "maximum": n}),
+        json!({"type": "number", "exclusiveMinimum": 0, "maximum": MAX_RADIUS_M}),
+    ];
+    let numbers = |items: &[Value]| json!({"type": "array", "prefixItems": items, "items": false, "minItems": items.len(), "maxItems": items.len()});
     [
-        json!({"name": "filter[bbox]", "in": "query", "required": false, "description": bbox, "style": "form", "explode": false, "schema": numbers(4)}),
-        json!({"name": "filter[near]", "in": "query", "required": false, "description": near, "style": "form", "explode": false, "schema": numbers(3)}),
+        json!({"name": "filter[bbox]", "in": "query", "required": false, "description": bbox, "style": "form", "explode": false, "schema": numbers(&box_items)}),
+        json!({"name": "filter[near]", "in": "query", "required": false, "description": near, "style": "form", "explode": false, "schema": numbers(&near_items)}),
     ]
 }
 

@@ -33,6 +33,19 @@ pub fn miles(n: f64) -> String {
     }
 }
 
+/// A distance as people say it: metres under a kilometre (to the ten metres from 100 m, as
+/// a grid reference is rarely closer), else kilometres to one decimal: `8 m`, `850 m`, `3.2 km`.
+pub fn distance(metres: f64) -> String {
+    let tens = (metres / 10.0).round() * 10.0;
+    if metres < 100.0 {
+        format!("{:.0} m", metres.round())
+    } else if tens < 1000.0 {
+        format!("{tens:.0} m")
+    } else {
+        format!("{:.1} km", metres / 1000.0)
+    }
+}
+
 /// The change from `before` to `now`, as a signed percentage.
 pub fn change(now: f64, before: f64) -> Option<String> {
     (before != 0.0).then(|| {
@@ -116,6 +129,16 @@ pub fn category_name(code: &str) -> String {
     road_category(code).map_or_else(|| code.to_string(), |c| c.short.to_string())
 }
 
+/// A count point's road category in words, else its road type (files split by area have no
+/// road category): `Trunk 'A' road`, `Major road`.
+pub fn category_or_type(category: Option<&str>, road_type: Option<&str>) -> String {
+    match (category.filter(|c| !c.is_empty()), road_type) {
+        (Some(c), _) => category_name(c),
+        (None, Some(t)) if !t.is_empty() => format!("{t} road"),
+        _ => String::new(),
+    }
+}
+
 /// An hour of a raw count, as its span: 7 is `07:00–08:00`.
 pub fn hour(h: i64) -> String {
     format!("{h:02}:00–{:02}:00", (h + 1) % 24)
@@ -178,6 +201,14 @@ mod tests {
         assert_eq!(change(110.0, 100.0).as_deref(), Some("+10.0%"));
         assert_eq!(change(90.0, 100.0).as_deref(), Some("-10.0%"));
         assert_eq!(change(90.0, 0.0), None);
+        assert_eq!(distance(0.0), "0 m");
+        assert_eq!(distance(7.6), "8 m");
+        assert_eq!(distance(99.4), "99 m");
+        assert_eq!(distance(848.5), "850 m");
+        assert_eq!(distance(994.9), "990 m");
+        assert_eq!(distance(995.0), "1.0 km");
+        assert_eq!(distance(3_249.0), "3.2 km");
+        assert_eq!(distance(10_000.0), "10.0 km");
         assert_eq!(hour(7), "07:00–08:00");
         assert_eq!(date("2023-10-23"), "Monday 23 October 2023");
         assert_eq!(date("1970-01-01 00:00:00"), "Thursday 1 January 1970");

@@ -110,6 +110,7 @@ where
     }
     let time_limit = Duration::from_millis(state.config.query_timeout);
     let api_base = state.config.base_path().to_string();
+    let max_page_size = state.config.max_page_size;
     let markup = web::block(move || {
         // Learnt once per release, outside the time limit; kept, it needs no connection.
         let summary = match release.kept.get::<Summary>() {
@@ -122,6 +123,7 @@ where
             conn: &conn,
             summary: &summary,
             api_base: &api_base,
+            max_page_size,
         };
         page(&view)
     })

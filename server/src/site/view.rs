@@ -11,4 +11,6 @@ pub struct View<'a> {
     pub summary: &'a Summary,
     /// The API's base path (`/api`), for links to its listings.
     pub api_base: &'a str,
+    /// The largest page the API answers (`--max-page-size`), for the map's requests.
+    pub max_page_size: i64,
 }

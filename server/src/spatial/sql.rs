@@ -3,7 +3,9 @@
 //! the SQL rather than bound: they are finite `f64`s written so that they read back exactly,
 //! and an ORDER BY by distance can then use them without its own arguments.
 
-use roadtraffic_catalog::places::{Places, EASTING, LATITUDE, LONGITUDE, NORTHING, PLACE_KEY};
+use roadtraffic_catalog::places::{
+    Places, EASTING, INDEX_TABLE, LATITUDE, LONGITUDE, NORTHING, PLACE_KEY,
+};
 
 use super::area::{Area, Crs};
 use super::grid::GridPoint;
@@ -35,10 +37,7 @@ pub fn term(places: &Places, area: &Area, column: &dyn Fn(&str) -> String) -> St
             (index_box(["e", "n"], min, max), within)
         }
     };
-    format!(
-        "{key} IN (SELECT {PLACE_KEY} FROM {} WHERE {index_dims}) AND {exact}",
-        places.index_table()
-    )
+    format!("{key} IN (SELECT {PLACE_KEY} FROM {INDEX_TABLE} WHERE {index_dims}) AND {exact}")
 }
 
 /// The index's test (its entries that overlap the box) and the exact test of a row. A WGS 84
@@ -128,10 +127,10 @@ mod tests {
             let Some(places) = Places::of(d) else {
                 continue;
             };
-            for s in places.create_index() {
-                db.execute_batch(&s).unwrap();
-            }
-            let source = places.source_table();
+            let source = match places.in_runs {
+                true => d.runs_table().unwrap(),
+                false => d.table.to_string(),
+            };
             for area in &areas {
                 let term = term(&places, area, &|c| format!("t.{c}"));
                 let sql = format!("EXPLAIN QUERY PLAN SELECT * FROM {source} t WHERE {term}");

@@ -30,6 +30,7 @@ fn context<'a>(view: &View<'a>) -> Context<'a> {
         summary: view.summary,
         points_asset: Summary::points_asset(view.release),
         api_base: view.api_base,
+        max_page_size: view.max_page_size,
     }
 }
 

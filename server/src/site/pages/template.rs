@@ -4,6 +4,8 @@
 
 use maud::{html, Markup};
 
+use roadtraffic_catalog::COUNT_POINTS;
+
 use crate::assets;
 use crate::site::chart::{line_chart, LineChart, Series};
 use crate::site::format;
@@ -18,6 +20,8 @@ pub struct Context<'a> {
     pub points_asset: String,
     /// The API's base path (`/api`), for links to its listings.
     pub api_base: &'a str,
+    /// The largest page the API answers: the map asks for no more.
+    pub max_page_size: i64,
 }
 
 /// What a map shows first: everything, or the points of one area or one count point.
@@ -31,7 +35,8 @@ pub enum Focus {
 }
 
 /// The map of every count point. `label` says in words what it shows; the script draws it
-/// (without scripts, the page's tables carry the same count points).
+/// (without scripts, the page's tables carry the same count points) from the point data of
+/// the whole file and, zoomed in, from the API's count points listing (`data-api`).
 pub fn map(ctx: &Context, focus: Focus, label: &str) -> Markup {
     let (kind, id, at) = match focus {
         Focus::All => ("all", 0, None),
@@ -40,8 +45,10 @@ pub fn map(ctx: &Context, focus: Focus, label: &str) -> Markup {
         Focus::CountPoint(id, at) => ("count-point", id, at),
     };
     let points = format!("/assets/{}", ctx.points_asset);
+    let api = format!("{}{}", ctx.api_base, COUNT_POINTS.paths[0]);
     html! {
         div.map data-points=(points) data-outline=(assets::url(assets::OUTLINE))
+            data-api=(api) data-max-page-size=(ctx.max_page_size)
             data-focus=(kind) data-focus-id=(id)
             data-lat=[at.map(|a| a.0)] data-lon=[at.map(|a| a.1)] {
             canvas tabindex="0" role="img" aria-label=(label) {}

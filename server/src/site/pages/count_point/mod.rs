@@ -1,6 +1,7 @@
 //! `/manualcountpoints/{id}`: a count point as the public page shows it (site details, its
-//! place on the map, AADF by year with the count method), plus a chart of AADF over the years,
-//! AADF by direction, the raw counts of each count day by hour, and its downloads.
+//! place on the map, AADF by year with the count method), plus the count points nearest it, a
+//! chart of AADF over the years, AADF by direction, the raw counts of each count day by hour,
+//! and its downloads.
 
 mod query;
 mod template;
@@ -14,10 +15,15 @@ use crate::site::View;
 pub fn render(view: &View, id: i64) -> Result<Markup, ApiError> {
     let site =
         query::site(view, id)?.ok_or_else(|| ApiError::NotFound(format!("count point {id}")))?;
+    // None: the count point has no easting and northing to measure from.
+    let nearby = site
+        .grid()
+        .map(|at| query::nearby(view, id, at))
+        .transpose()?;
     let counts = query::Counts {
         aadf: query::aadf(view, id)?,
         by_direction: query::by_direction(view, id)?,
         count_days: query::count_days(view, id)?,
     };
-    Ok(template::page(&context(view), id, &site, counts))
+    Ok(template::page(&context(view), id, &site, nearby, counts))
 }

@@ -1,6 +1,7 @@
-//! What a count point's page shows: its details, its AADF by year (with the count method) and
-//! by direction, and its raw counts by count day and hour.
+//! What a count point's page shows: its details, the count points nearest it, its AADF by
+//! year (with the count method) and by direction, and its raw counts by count day and hour.
 
+use roadtraffic_catalog::places::{Places, EASTING, INDEX_TABLE, NORTHING, PLACE_KEY};
 use roadtraffic_catalog::{AADF, AADF_BY_DIRECTION, COUNT_POINTS, DIRECTIONS, RAW_COUNTS};
 
 use crate::error::ApiError;
@@ -30,6 +31,25 @@ impl Site {
     pub fn coordinates(&self) -> Option<(f64, f64)> {
         self.latitude.parse().ok().zip(self.longitude.parse().ok())
     }
+
+    /// Its easting and northing, when it has both.
+    pub fn grid(&self) -> Option<(i64, i64)> {
+        self.easting.zip(self.northing)
+    }
+}
+
+/// How far, and how many, the nearby count points are looked for.
+pub const NEARBY_METRES: i64 = 10_000;
+pub const NEARBY_COUNT: i64 = 10;
+
+/// Another count point near this one.
+pub struct Neighbour {
+    pub id: i64,
+    pub road_name: String,
+    pub road_category: Option<String>,
+    pub road_type: Option<String>,
+    /// Straight-line distance on the National Grid (eastings and northings), in metres.
+    pub metres: f64,
 }
 
 /// The count point's numbers, each drawn as charts and tables on its page.
@@ -103,6 +123,44 @@ fn site_from(view: &View, sql: &str, id: i64) -> Result<Option<Site>, ApiError> 
         })
     })?;
     Ok(rows.next().transpose()?)
+}
+
+/// The [`NEARBY_COUNT`] count points nearest `(easting, northing)` within [`NEARBY_METRES`],
+/// `id` left out: nearest first, ties by id. The R*Tree of the count points' places gives
+/// those in the square around it, then each is read by rowid (a count point's key is its id,
+/// and its one row one place); `CROSS JOIN` keeps that order whatever the statistics say of
+/// a small table, so no query scans it. Distances are squared in whole metres, so ties are
+/// exact.
+pub fn nearby(view: &View, id: i64, (e, n): (i64, i64)) -> Result<Vec<Neighbour>, ApiError> {
+    let mut stmt = view.conn.prepare(&nearby_sql())?;
+    let rows = stmt.query_map([id, e, n, NEARBY_METRES, NEARBY_COUNT], |r| {
+        Ok(Neighbour {
+            id: r.get(0)?,
+            road_name: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+            road_category: r.get(2)?,
+            road_type: r.get(3)?,
+            metres: (r.get::<_, i64>(4)? as f64).sqrt(),
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The statement of [`nearby`]: `?1` the count point, `?2, ?3` its easting and northing, `?4`
+/// the radius, `?5` how many. The index holds each count point at every place any dataset gives
+/// it, so its count points are taken once each.
+fn nearby_sql() -> String {
+    let places = Places::of(&COUNT_POINTS).expect("count points have places");
+    debug_assert!(places.key_is_id());
+    format!(
+        "SELECT c.id, c.road_name, c.road_category, c.road_type, \
+           (c.{EASTING} - ?2) * (c.{EASTING} - ?2) + (c.{NORTHING} - ?3) * (c.{NORTHING} - ?3) AS d2 \
+         FROM (SELECT DISTINCT {PLACE_KEY} FROM {INDEX_TABLE} \
+               WHERE max_e >= ?2 - ?4 AND min_e <= ?2 + ?4 AND max_n >= ?3 - ?4 AND min_n <= ?3 + ?4) p \
+         CROSS JOIN {table} c ON c.id = p.{PLACE_KEY} \
+         WHERE c.id <> ?1 AND d2 <= ?4 * ?4 \
+         ORDER BY d2, c.id LIMIT ?5",
+        table = COUNT_POINTS.table,
+    )
 }
 
 /// AADF by year, and each year's count method: the detailed one when the file gives it.
@@ -206,4 +264,62 @@ fn by_hour(cells: &[HourCount]) -> Columns {
         })
         .collect();
     Columns { xs: hours, columns }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use roadtraffic_catalog::schema;
+
+    /// The nearby count points are found through the R*Tree and read by rowid, on a file as
+    /// the loader leaves it (indexes, statistics): no step of the plan scans a table.
+    #[test]
+    fn the_nearby_count_points_are_found_without_a_scan() {
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        db.execute_batch(&schema::create_table(&COUNT_POINTS))
+            .unwrap();
+        for ddl in schema::create_indexes(&COUNT_POINTS) {
+            db.execute_batch(&ddl).unwrap();
+        }
+        let insert = "INSERT INTO count_points (id, count_point_id, road_name, easting, northing) \
+                      VALUES (?1, ?1, 'A1', ?2, ?3)";
+        for i in 0..50 {
+            db.execute(insert, [i, 400_000 + 300 * i, 300_000]).unwrap();
+        }
+        db.execute_batch(roadtraffic_catalog::places::CREATE_INDEX)
+            .unwrap();
+        for i in 0..50 {
+            let place = rusqlite::params![-2.0, 52.0, 400_000 + 300 * i, 300_000, i];
+            db.execute(roadtraffic_catalog::places::INSERT_PLACE, place)
+                .unwrap();
+        }
+        db.execute_batch("ANALYZE").unwrap();
+        let plan: Vec<String> = db
+            .prepare(&format!("EXPLAIN QUERY PLAN {}", nearby_sql()))
+            .unwrap()
+            .query_map([1, 400_300, 300_000, NEARBY_METRES, NEARBY_COUNT], |r| {
+                r.get(3)
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        // The R*Tree's own search gives `p`, and each of `c`, the count points, is read by
+        // rowid: nothing scans a table.
+        let all = plan.join("\n");
+        assert!(all.contains("SCAN places VIRTUAL TABLE INDEX"), "{all}");
+        assert!(all.contains("SEARCH c USING INTEGER PRIMARY KEY"), "{all}");
+        assert!(!all.contains("SCAN c"), "{all}");
+        let ids: Vec<i64> = db
+            .prepare(&nearby_sql())
+            .unwrap()
+            .query_map([1, 400_300, 300_000, 1_000, NEARBY_COUNT], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            ids,
+            [0, 2, 3, 4],
+            "nearest first, ties by id, itself left out"
+        );
+    }
 }

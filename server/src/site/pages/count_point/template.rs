@@ -1,5 +1,5 @@
-//! A count point's page: site details, map, AADF by year and by direction, raw counts by
-//! hour, downloads, and the disclaimer.
+//! A count point's page: site details, map, the count points nearest it, AADF by year and by
+//! direction, raw counts by hour, downloads, and the disclaimer.
 
 use maud::{html, Markup};
 
@@ -12,9 +12,16 @@ use crate::site::pages::template::{
     area_trail, breadcrumbs, chart_and_table, map, series, vehicle, Context, Figures, Focus,
 };
 
-use super::query::{Aadf, CountDay, Counts, Site};
+use super::query::{Aadf, CountDay, Counts, Neighbour, Site, NEARBY_COUNT, NEARBY_METRES};
 
-pub fn page(ctx: &Context, id: i64, site: &Site, counts: Counts) -> Markup {
+/// `nearby`: `None` when the count point has no easting and northing.
+pub fn page(
+    ctx: &Context,
+    id: i64,
+    site: &Site,
+    nearby: Option<Vec<Neighbour>>,
+    counts: Counts,
+) -> Markup {
     let s = ctx.summary;
     let la = s.local_authority(site.local_authority_id);
     let trail = area_trail(s.region(site.region_id), la);
@@ -32,6 +39,7 @@ pub fn page(ctx: &Context, id: i64, site: &Site, counts: Counts) -> Markup {
                 (map(ctx, Focus::CountPoint(id, site.coordinates()), &format!("Map of count point {id} on {}", site.road_name)))
             }
         }
+        (nearest(ctx.api_base, site, nearby))
         (aadf(id, counts.aadf))
         (by_direction(id, counts.by_direction))
         (raw_counts(counts.count_days))
@@ -73,6 +81,78 @@ fn details(ctx: &Context, id: i64, site: &Site) -> Markup {
             dt { "Latitude, longitude" } dd { (site.latitude) ", " (site.longitude) }
         }
     }
+}
+
+/// The count points nearest this one, as a table, and the API's query for the same.
+fn nearest(api: &str, site: &Site, nearby: Option<Vec<Neighbour>>) -> Markup {
+    let km = NEARBY_METRES / 1000;
+    let listed = nearby.as_ref().is_some_and(|list| !list.is_empty());
+    let api_query = near_query(api, site);
+    html! {
+        section aria-labelledby="nearby" {
+            h2 #nearby { "Nearby count points" }
+            @match &nearby {
+                None => p.empty { "This count point has no easting and northing in the loaded file, so the count points near it cannot be found." },
+                Some(list) if list.is_empty() => p.empty { "No other count point within " (km) " km." },
+                Some(list) => (neighbours(list, km)),
+            }
+            @if listed || api_query.is_some() {
+                p.hint {
+                    @if listed { "Distances are straight lines between eastings and northings (the National Grid). " }
+                    @if let Some(href) = &api_query {
+                        a href=(href) { "The count points within " (km) " km in the API (JSON)" }
+                        ": measured from this count point's latitude and longitude, a metre or two from its easting and northing, so distances that nearly tie may come in another order; this count point among them."
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn neighbours(list: &[Neighbour], km: i64) -> Markup {
+    let caption = match list.len() as i64 {
+        NEARBY_COUNT => format!(
+            "The {NEARBY_COUNT} count points nearest this one within {km} km, nearest first"
+        ),
+        1 => format!("The one other count point within {km} km"),
+        n => format!("The {n} other count points within {km} km, nearest first"),
+    };
+    html! {
+        div.table-scroll tabindex="0" role="region" aria-label="Nearby count points (table)" {
+            table.nearby {
+                caption { (caption) }
+                thead { tr {
+                    th scope="col" { "Count point" }
+                    th scope="col" { "Road" }
+                    th scope="col" { "Road category" }
+                    th scope="col" { "Distance" }
+                } }
+                tbody {
+                    @for n in list {
+                        tr {
+                            th scope="row" { a href=(format!("/manualcountpoints/{}", n.id)) { (n.id) } }
+                            td { (n.road_name) }
+                            td { (format::category_or_type(n.road_category.as_deref(), n.road_type.as_deref())) }
+                            td.num data-metres=(n.metres) { (format::distance(n.metres)) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The API's listing of the count points within the same radius of this one's latitude and
+/// longitude (itself among them, so one more), when it has them.
+fn near_query(api: &str, site: &Site) -> Option<String> {
+    site.coordinates()?;
+    Some(format!(
+        "{api}{}?filter%5Bnear%5D={},{},{NEARBY_METRES}&page%5Bsize%5D={}",
+        COUNT_POINTS.paths[0],
+        site.longitude,
+        site.latitude,
+        NEARBY_COUNT + 1
+    ))
 }
 
 fn aadf(id: i64, aadf: Aadf) -> Markup {

@@ -108,7 +108,7 @@ fn count_points(points: &Points) -> Markup {
                         tr {
                             th scope="row" { a href=(format!("/manualcountpoints/{}", p.id)) { (p.id) } }
                             td { (p.road.as_deref().unwrap_or("")) }
-                            td { (category(p)) }
+                            td { (format::category_or_type(p.category.as_deref(), p.road_type.as_deref())) }
                             td.num { (p.aadf_year.map(|y| y.to_string()).unwrap_or_default()) }
                             td.num { (format::count(p.aadf)) }
                         }
@@ -116,18 +116,5 @@ fn count_points(points: &Points) -> Markup {
                 }
             }
         }
-    }
-}
-
-/// A count point's road category in words, else its road type (files split by area have no
-/// road category).
-fn category(p: &PointRow) -> String {
-    match (
-        p.category.as_deref().filter(|c| !c.is_empty()),
-        &p.road_type,
-    ) {
-        (Some(c), _) => format::category_name(c),
-        (None, Some(t)) => format!("{t} road"),
-        (None, None) => String::new(),
     }
 }
