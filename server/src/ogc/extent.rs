@@ -1,8 +1,11 @@
 //! Each collection's extent in the file being served: the box of its places in WGS 84 (from
-//! the spatial index, whose entries without a longitude sit at the loader's "nowhere", 1e9)
-//! and the span of its records' times. Learnt once per release, kept with it.
+//! the spatial index, the entries of the collection's count points; those without a
+//! longitude sit at the loader's "nowhere", 1e9) and the span of its records' times. Learnt
+//! once per release, kept with it.
 
 use std::sync::Arc;
+
+use roadtraffic_catalog::places::{INDEX_TABLE, PLACE_KEY};
 
 use super::collection::{Collection, Timing};
 use crate::error::ApiError;
@@ -50,13 +53,15 @@ fn extent(conn: &rusqlite::Connection, c: &Collection) -> Result<Extent, ApiErro
     })
 }
 
-/// The box of every place in the index (its bounds are the rows' values rounded outwards to
-/// 32 bits, so it holds them all).
+/// The box of the places of the collection's count points (the index's bounds are the rows'
+/// values rounded outwards to 32 bits, and a count point's places include those other
+/// datasets give it: the box holds every row, and may be a little wider).
 fn bbox(conn: &rusqlite::Connection, c: &Collection) -> Result<Option<[f64; 4]>, ApiError> {
     let sql = format!(
-        "SELECT min(min_lon), min(min_lat), max(max_lon), max(max_lat) FROM {} \
-         WHERE max_lon < {SOMEWHERE} AND max_lat < {SOMEWHERE}",
-        c.places.index_table()
+        "SELECT min(min_lon), min(min_lat), max(max_lon), max(max_lat) FROM {INDEX_TABLE} \
+         WHERE max_lon < {SOMEWHERE} AND max_lat < {SOMEWHERE} \
+         AND {PLACE_KEY} IN (SELECT {PLACE_KEY} FROM {})",
+        table_of(c, PLACE_KEY)
     );
     let row: [Option<f64>; 4] = conn.query_row(&sql, [], |r| {
         Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?])
