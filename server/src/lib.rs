@@ -4,7 +4,8 @@
 //!
 //! Dependencies point one way, down this list: a module imports modules of its own layer or
 //! below, never above, and never in a cycle (among the rooms: `site`, `downloads`,
-//! `description`, `ogc` and `ops` use `api`; `site` uses `downloads`):
+//! `description`, `ogc` and `ops` use `api`; `site` uses `downloads`; `description` uses
+//! `ogc`, whose docs it writes):
 //!
 //! - `startup`, `shutdown`: the app built and bound, and stopped gracefully;
 //! - `routes`: the one route table (`routes::table`), and which handler answers each route;

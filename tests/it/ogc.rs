@@ -145,6 +145,17 @@ fn the_landing_page_links_the_definition_the_conformance_and_the_collections() {
             );
         }
     }
+    // The service-doc: the docs page's section, with GDAL's command and QGIS's steps.
+    let docs = get(server, "/docs").text();
+    let section = &docs[docs
+        .find("<section id=\"ogcapi\">")
+        .expect("an ogcapi section")..];
+    // At the address the server was told to bind (port 0 here), or its --public-url.
+    assert!(
+        section.contains("ogrinfo OAPIF:http://127.0.0.1:0/ogcapi"),
+        "{section}"
+    );
+    assert!(section.contains("Add WFS / OGC API - Features Layer"));
     let conformance = document(server, "/ogcapi/conformance");
     let classes: BTreeSet<&str> = conformance["conformsTo"]
         .as_array()
