@@ -164,7 +164,7 @@ fn the_landing_page_links_the_definition_the_conformance_and_the_collections() {
         .map(|c| c.as_str().unwrap())
         .collect();
     let part1 = "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf";
-    let expected: BTreeSet<String> = ["core", "geojson", "oas30"]
+    let expected: BTreeSet<String> = ["core", "geojson", "html", "oas30"]
         .iter()
         .map(|c| format!("{part1}/{c}"))
         .chain(["http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs".into()])
@@ -173,6 +173,59 @@ fn the_landing_page_links_the_definition_the_conformance_and_the_collections() {
         classes,
         expected.iter().map(String::as_str).collect::<BTreeSet<_>>()
     );
+}
+
+/// Every resource as a page too (Part 1's HTML class): with `f=html`, or for a browser's
+/// `Accept`; each page shows every link of the JSON form as an `<a>`, the features' page a
+/// row per feature and a form that asks for them.
+#[test]
+fn every_resource_is_also_a_page_with_every_link() {
+    let server = sample_server();
+    let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    for path in [
+        "/ogcapi",
+        "/ogcapi/conformance",
+        "/ogcapi/api",
+        "/ogcapi/collections",
+        "/ogcapi/collections/count-points",
+        "/ogcapi/collections/count-points/items?limit=5&road_name=M4",
+        "/ogcapi/collections/count-points/items/501",
+    ] {
+        let sep = if path.contains('?') { '&' } else { '?' };
+        let asked = get(server, &format!("{path}{sep}f=html"));
+        let by_accept = request(server, "GET", path, &[("accept", browser)]);
+        for reply in [&asked, &by_accept] {
+            assert_eq!(reply.status, 200, "{path}: {}", reply.text());
+            assert_eq!(
+                reply.header("content-type"),
+                Some("text/html; charset=utf-8"),
+                "{path}"
+            );
+        }
+        // The JSON form's links, each an <a> in the page (its self and alternate swapped).
+        let json = get(server, path);
+        let page = asked.text();
+        for l in json.json()["links"].as_array().into_iter().flatten() {
+            let href = l["href"].as_str().unwrap().replace('&', "&amp;");
+            let href = href.replace("?f=json", "").replace("&amp;f=json", "");
+            assert!(
+                page.contains(&format!("<a href=\"{href}")),
+                "{path}: {href}"
+            );
+        }
+    }
+    let page = get(
+        server,
+        "/ogcapi/collections/raw-counts/items?limit=7&f=html",
+    )
+    .text();
+    assert_eq!(
+        page.matches("<tr>").count(),
+        1 + 7,
+        "a header and a row per feature"
+    );
+    assert!(page.contains("<form method=\"get\">") && page.contains("name=\"road_name\""));
+    assert!(page.contains("rel=\"next\""));
 }
 
 #[test]

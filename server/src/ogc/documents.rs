@@ -6,14 +6,15 @@ use serde_json::{json, Value};
 
 use super::collection::Collection;
 use super::extent::Extent;
-use super::links::{link, Urls, GEOJSON, JSON, OPENAPI};
+use super::links::{link, this, to, Format, Urls, HTML, OPENAPI};
 use crate::spatial::Crs;
 
-/// The conformance classes this server meets, and only those: Part 1's core, its GeoJSON
-/// encoding and its OpenAPI 3.0 definition, and Part 2's CRS by reference.
-pub const CONFORMANCE: [&str; 4] = [
+/// The conformance classes this server meets, and only those: Part 1's core, its GeoJSON and
+/// HTML encodings and its OpenAPI 3.0 definition, and Part 2's CRS by reference.
+pub const CONFORMANCE: [&str; 5] = [
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
     "http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
 ];
@@ -27,48 +28,59 @@ const CRSS: [Crs; 2] = [Crs::Crs84, Crs::BritishNationalGrid];
 /// The temporal reference system of the intervals: the Gregorian calendar, UTC.
 const GREGORIAN: &str = "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian";
 
-pub fn landing(urls: &Urls) -> Value {
+/// The landing page, its links in `format` (but the definition's).
+pub fn landing(urls: &Urls, format: Format) -> Value {
+    let [here, alternate] = this(&urls.ogc(""), format, false);
     json!({
         "title": TITLE,
         "description": DESCRIPTION,
         "links": [
-            link(urls.ogc(""), "self", JSON, "This document"),
+            here,
+            alternate,
             link(urls.ogc("/api"), "service-desc", OPENAPI, "The API definition (OpenAPI 3.0)"),
-            link(urls.site("/docs#ogcapi"), "service-doc", "text/html", "The API documentation"),
-            link(urls.ogc("/conformance"), "conformance", JSON, "The conformance classes this server meets"),
-            link(urls.ogc("/collections"), "data", JSON, "The feature collections"),
+            link(urls.site("/docs#ogcapi"), "service-doc", HTML, "The API documentation"),
+            to(urls.ogc("/conformance"), "conformance", format, false, "The conformance classes this server meets"),
+            to(urls.ogc("/collections"), "data", format, false, "The feature collections"),
         ],
     })
 }
 
-pub fn conformance(urls: &Urls) -> Value {
+pub fn conformance(urls: &Urls, format: Format) -> Value {
     json!({
         "conformsTo": CONFORMANCE,
-        "links": [link(urls.ogc("/conformance"), "self", JSON, "This document")],
+        "links": this(&urls.ogc("/conformance"), format, false),
     })
 }
 
-pub fn collections(urls: &Urls, extent_of: &dyn Fn(&Collection) -> Option<Extent>) -> Value {
+pub fn collections(
+    urls: &Urls,
+    format: Format,
+    extent_of: &dyn Fn(&Collection) -> Option<Extent>,
+) -> Value {
     let collections: Vec<Value> = Collection::all()
-        .map(|c| collection(urls, &c, extent_of(&c).as_ref()))
+        .map(|c| collection(urls, format, &c, extent_of(&c).as_ref()))
         .collect();
     json!({
-        "links": [link(urls.ogc("/collections"), "self", JSON, "This document")],
+        "links": this(&urls.ogc("/collections"), format, false),
         "collections": collections,
     })
 }
 
-/// A collection: what it is, where its items are, its extent, its CRSs.
-pub fn collection(urls: &Urls, c: &Collection, extent: Option<&Extent>) -> Value {
+/// A collection: what it is, where its items are (in each format), its extent, its CRSs.
+pub fn collection(urls: &Urls, format: Format, c: &Collection, extent: Option<&Extent>) -> Value {
     let here = urls.ogc(&format!("/collections/{}", c.id()));
+    let [this_one, alternate] = this(&here, format, false);
+    let items = format!("{here}/items");
     let mut doc = json!({
         "id": c.id(),
         "title": c.title(),
         "description": c.dataset().about,
         "links": [
-            link(here.clone(), "self", JSON, "This collection"),
-            link(format!("{here}/items"), "items", GEOJSON, "Its features"),
-            link(urls.site("/about#licence"), "license", "text/html", "Open Government Licence v3.0"),
+            this_one,
+            alternate,
+            to(items.clone(), "items", Format::Json, true, "Its features"),
+            to(items, "items", Format::Html, true, "Its features, as a page"),
+            link(urls.site("/about#licence"), "license", HTML, "Open Government Licence v3.0"),
         ],
         "itemType": "feature",
         "crs": CRSS.map(Crs::uri),

@@ -10,7 +10,7 @@ use rusqlite::types::Value as SqlValue;
 use roadtraffic_catalog::json;
 
 use super::collection::Collection;
-use super::links::{with_query, Urls, GEOJSON, JSON};
+use super::links::{link, to, with_query, Format, Urls};
 use super::query::Items;
 use crate::api::features::{write_features, FeatureWriter};
 use crate::api::query::Params;
@@ -76,64 +76,82 @@ fn write_time_stamp(out: &mut Vec<u8>) {
     json::string(out, &now);
 }
 
-/// Where the items are, and how they were asked for: what their links are made of.
+/// Where the items are, how they were asked for and in which format they are answered: what
+/// their links are made of.
 pub struct ItemLinks {
     /// The items' URL, without its query.
     pub url: String,
     /// The collection's URL.
     pub collection: String,
     pub params: Params,
+    pub format: Format,
 }
 
 impl ItemLinks {
-    pub fn new(urls: &Urls, c: &Collection, params: Params) -> ItemLinks {
+    pub fn new(urls: &Urls, c: &Collection, params: Params, format: Format) -> ItemLinks {
         let collection = urls.ogc(&format!("/collections/{}", c.id()));
         ItemLinks {
             url: format!("{collection}/items"),
             collection,
             params,
+            format,
         }
+    }
+
+    /// A resource's links to itself, as asked (`self`) and in the other format (`alternate`).
+    fn this(&self, url: &str) -> [serde_json::Value; 2] {
+        let other = self.format.other();
+        let alternate = with_query(url, &self.params, &["f"], &[("f", other.name().into())]);
+        [
+            link(
+                with_query(url, &self.params, &[], &[]),
+                "self",
+                self.format.media(true),
+                "This document",
+            ),
+            link(
+                alternate,
+                "alternate",
+                other.media(true),
+                "This document in another format",
+            ),
+        ]
     }
 
     /// This window, the next one while features remain, the previous one after the first,
     /// and the collection.
     fn of_window(&self, items: &Items, matched: i64) -> Vec<serde_json::Value> {
         let (offset, limit) = (items.window.offset, items.window.size);
+        let media = self.format.media(true);
         let window = |offset: i64| {
             let extra = [("limit", limit.to_string()), ("offset", offset.to_string())];
             with_query(&self.url, &self.params, &["limit", "offset"], &extra)
         };
-        let mut links = vec![super::links::link(
-            with_query(&self.url, &self.params, &[], &[]),
-            "self",
-            GEOJSON,
-            "This document",
-        )];
+        let mut links = self.this(&self.url).to_vec();
         if offset.saturating_add(limit) < matched {
-            let next = window(offset + limit);
-            links.push(super::links::link(
-                next,
+            links.push(link(
+                window(offset + limit),
                 "next",
-                GEOJSON,
+                media,
                 "The next features",
             ));
         }
         if offset > 0 {
             let prev = window((offset - limit).max(0));
-            links.push(super::links::link(
-                prev,
-                "prev",
-                GEOJSON,
-                "The previous features",
-            ));
+            links.push(link(prev, "prev", media, "The previous features"));
         }
-        links.push(super::links::link(
+        links.push(self.to_collection());
+        links
+    }
+
+    fn to_collection(&self) -> serde_json::Value {
+        to(
             self.collection.clone(),
             "collection",
-            JSON,
+            self.format,
+            false,
             "The collection",
-        ));
-        links
+        )
     }
 }
 
@@ -162,27 +180,10 @@ pub fn write_item(
     };
     let mut out = Vec::with_capacity(2048);
     writer.write_open(&conn, &mut out, row)?;
-    let here = format!("{}/{id}", links.url);
-    let item_links = [
-        super::links::link(
-            with_query(&here, &links.params, &[], &[]),
-            "self",
-            GEOJSON,
-            "This feature",
-        ),
-        super::links::link(
-            links.collection.clone(),
-            "collection",
-            JSON,
-            "The collection",
-        ),
-    ];
+    let mut item_links = links.this(&format!("{}/{id}", links.url)).to_vec();
+    item_links.push(links.to_collection());
     out.extend_from_slice(b",\"links\":");
-    out.extend_from_slice(
-        serde_json::Value::Array(item_links.to_vec())
-            .to_string()
-            .as_bytes(),
-    );
+    out.extend_from_slice(serde_json::Value::Array(item_links).to_string().as_bytes());
     out.push(b'}');
     Ok(Some(out))
 }

@@ -1,5 +1,5 @@
-//! Links: where this server is as its clients reach it, each resource's URL, the media types,
-//! and the query of a link to another window of the same items.
+//! Links: where this server is as its clients reach it, each resource's URL, the formats and
+//! their media types, and the query of a link to another window or format of the same items.
 
 use serde_json::{json, Value};
 
@@ -9,6 +9,48 @@ use crate::api::query::{self, Param, Params};
 pub const JSON: &str = "application/json";
 pub const GEOJSON: &str = "application/geo+json";
 pub const OPENAPI: &str = "application/vnd.oai.openapi+json;version=3.0";
+pub const HTML: &str = "text/html";
+
+/// The formats of every resource: JSON (GeoJSON for features), or HTML for a person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Html,
+}
+
+impl Format {
+    /// Its name as `f` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Html => "html",
+        }
+    }
+
+    /// The media type of a resource in this format: GeoJSON for `features`.
+    pub fn media(self, features: bool) -> &'static str {
+        match (self, features) {
+            (Format::Html, _) => HTML,
+            (Format::Json, true) => GEOJSON,
+            (Format::Json, false) => JSON,
+        }
+    }
+
+    pub fn other(self) -> Format {
+        match self {
+            Format::Json => Format::Html,
+            Format::Html => Format::Json,
+        }
+    }
+
+    /// What a URL adds to ask for this format: nothing for JSON, the default.
+    fn query(self) -> &'static str {
+        match self {
+            Format::Json => "",
+            Format::Html => "?f=html",
+        }
+    }
+}
 
 /// This server's address (scheme and host: `--public-url`, else the request's).
 #[derive(Debug, Clone)]
@@ -31,6 +73,29 @@ impl Urls {
 /// A link as Part 1's `link.yaml` has it.
 pub fn link(href: String, rel: &str, media: &str, title: &str) -> Value {
     json!({"href": href, "rel": rel, "type": media, "title": title})
+}
+
+/// A link to another resource (`url`, without a query) in `format`: a page of the HTML links
+/// to the other pages, JSON to JSON.
+pub fn to(url: String, rel: &str, format: Format, features: bool, title: &str) -> Value {
+    let href = format!("{url}{}", format.query());
+    link(href, rel, format.media(features), title)
+}
+
+/// A document's links to itself (`url`, without a query): `self` in its `format` and
+/// `alternate` in the other.
+pub fn this(url: &str, format: Format, features: bool) -> [Value; 2] {
+    let other = format.other();
+    let alternate = format!("{url}?f={}", other.name());
+    [
+        to(url.to_string(), "self", format, features, "This document"),
+        link(
+            alternate,
+            "alternate",
+            other.media(features),
+            "This document in another format",
+        ),
+    ]
 }
 
 /// `url` with the request's parameters but those named in `replaced`, then `extra` (already

@@ -10,12 +10,14 @@
 //! - `documents`: the landing page, the conformance classes, the collections (with their
 //!   `extent`, learnt once per release), in `links`' URLs;
 //! - `items`: the features, a window or one;
-//! - `openapi`: the OpenAPI 3.0 definition.
+//! - `openapi`: the OpenAPI 3.0 definition;
+//! - `html`: every resource as a page, from its JSON.
 
 pub mod collection;
 mod datetime;
 pub mod documents;
 pub mod extent;
+pub mod html;
 pub mod items;
 pub mod links;
 pub mod openapi;

@@ -10,7 +10,7 @@ use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD}
 
 use super::collection::Collection;
 use super::documents::{DESCRIPTION, TITLE};
-use super::links::{GEOJSON, JSON, OPENAPI};
+use super::links::{GEOJSON, HTML, JSON, OPENAPI};
 use super::query::{DEFAULT_LIMIT, MAX_LIMIT};
 use crate::spatial::Crs;
 
@@ -20,7 +20,7 @@ pub fn document(base: &str, rate_limited: bool) -> Value {
     let errors = Errors { rate_limited };
     let mut paths = Map::new();
     let document = |summary: &str, id: &str, schema: &str, media: &str| {
-        let ok = json!({"description": summary, "content": {media: {"schema": reference(schema)}}});
+        let ok = json!({"description": summary, "content": {media: {"schema": reference(schema)}, HTML: page()}});
         json!({"get": {
             "summary": summary, "operationId": id, "tags": ["Capabilities"],
             "parameters": [reference_parameter("f")],
@@ -95,10 +95,10 @@ fn collection_paths(c: &Collection, errors: &Errors) -> Map<String, Value> {
         json!({
             "description": what,
             "headers": {"Content-Crs": {"description": "The CRS of the coordinates, as `<uri>`.", "schema": {"type": "string"}}},
-            "content": {GEOJSON: {"schema": reference(schema)}},
+            "content": {GEOJSON: {"schema": reference(schema)}, HTML: page()},
         })
     };
-    let collection = json!({"description": format!("{title}: the collection"), "content": {JSON: {"schema": reference("collection")}}});
+    let collection = json!({"description": format!("{title}: the collection"), "content": {JSON: {"schema": reference("collection")}, HTML: page()}});
     let mut paths = Map::new();
     paths.insert(here.clone(), json!({"get": {
         "summary": format!("{title}: the collection"), "operationId": format!("describe_{key}"), "tags": ["Capabilities"],
@@ -148,6 +148,11 @@ impl Errors {
         out.insert("503".into(), exception("Busy, or the query ran over its time limit: try again shortly (see `retry-after`)."));
         Value::Object(out)
     }
+}
+
+/// Every resource's HTML form (with `f=html`, or an `Accept` that puts `text/html` first).
+fn page() -> Value {
+    json!({"schema": {"type": "string"}})
 }
 
 fn exception(description: &str) -> Value {
@@ -228,8 +233,8 @@ fn parameters() -> Value {
     json!({
         "f": {
             "name": "f", "in": "query", "required": false, "style": "form", "explode": false,
-            "description": "The format: JSON (GeoJSON for features), the only one; `Accept` is not needed. Empty: the default.",
-            "schema": {"type": "string", "enum": ["", "json", "geojson"]},
+            "description": "The format: JSON (GeoJSON for features), or HTML. Without it (or empty), HTML when `Accept` puts `text/html` before JSON (a browser), else JSON.",
+            "schema": {"type": "string", "enum": ["", "json", "geojson", "html"]},
         },
         "bbox": {
             "name": "bbox", "in": "query", "required": false, "style": "form", "explode": false,

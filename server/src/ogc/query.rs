@@ -9,6 +9,7 @@ use roadtraffic_catalog::Dataset;
 
 use super::collection::Collection;
 use super::datetime::Span;
+use super::links::Format;
 use crate::api::query::{self, Param, Params};
 use crate::api::{filter_condition, Condition, ListRequest, Window};
 use crate::error::ApiError;
@@ -24,13 +25,6 @@ pub const MAX_LIMIT: i64 = 10_000;
 pub const ITEMS_PARAMETERS: [&str; 7] = [
     "bbox", "bbox-crs", "crs", "datetime", "limit", "offset", "f",
 ];
-
-/// The formats a resource is asked for with `f`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// JSON; GeoJSON for features.
-    Json,
-}
 
 fn bad(message: String) -> ApiError {
     ApiError::BadRequest(message)
@@ -74,15 +68,16 @@ fn given<'p>(params: &'p Params, name: &str) -> Result<Option<&'p str>, ApiError
     }
 }
 
-/// `f`: the format asked for, if any (`json`; else a 400 naming the formats).
+/// `f`: the format asked for, if any (`json`, `geojson` or `html`; else a 400 naming them).
 pub fn format(params: &Params) -> Result<Option<Format>, ApiError> {
-    match given(params, "f")? {
-        None => Ok(None),
-        Some(f) if f.eq_ignore_ascii_case("json") || f.eq_ignore_ascii_case("geojson") => {
-            Ok(Some(Format::Json))
-        }
-        Some(f) => Err(bad(format!(
-            "Unknown format f=`{f}`: this API answers f=json."
+    let Some(f) = given(params, "f")? else {
+        return Ok(None);
+    };
+    match f.to_ascii_lowercase().as_str() {
+        "json" | "geojson" => Ok(Some(Format::Json)),
+        "html" => Ok(Some(Format::Html)),
+        _ => Err(bad(format!(
+            "Unknown format f=`{f}`: this API answers f=json (GeoJSON for features) or f=html."
         ))),
     }
 }
@@ -114,12 +109,13 @@ pub fn feature(params: &Params) -> Result<(Crs, Option<Format>), ApiError> {
 }
 
 /// What the items are asked for: which rows (the request), which of them (the window), in
-/// which CRS.
+/// which CRS and format.
 #[derive(Debug)]
 pub struct Items {
     pub request: ListRequest,
     pub window: Window,
     pub crs: Crs,
+    pub format: Option<Format>,
 }
 
 impl Items {
@@ -142,7 +138,6 @@ impl Items {
             conditions.extend(filter_condition(d, name, text(name, value)?)?);
         }
         let crs = crs(params, "crs")?;
-        format(params)?;
         Ok(Items {
             request: ListRequest::features(d, conditions, crs),
             window: Window {
@@ -150,6 +145,7 @@ impl Items {
                 size: limit(given(params, "limit")?)?,
             },
             crs,
+            format: format(params)?,
         })
     }
 }
@@ -244,6 +240,10 @@ mod tests {
         assert!(document(&query::parse("limit=3")).is_err());
         assert!(document(&query::parse("f=json")).is_ok());
         assert!(document(&query::parse("f=xml")).is_err());
+        assert_eq!(
+            document(&query::parse("f=HTML")).unwrap(),
+            Some(Format::Html)
+        );
     }
 
     #[test]
