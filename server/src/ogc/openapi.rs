@@ -11,7 +11,7 @@ use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD}
 use super::collection::Collection;
 use super::documents::{DESCRIPTION, TITLE};
 use super::links::{GEOJSON, HTML, JSON, OPENAPI};
-use super::query::{DEFAULT_LIMIT, MAX_LIMIT};
+use super::query::{DEFAULT_LIMIT, ITEMS_PARAMETERS, MAX_LIMIT};
 use crate::spatial::Crs;
 
 /// The definition, its server at `base` (this server's `/ogcapi`); `rate_limited` adds the
@@ -84,12 +84,10 @@ fn collection_paths(c: &Collection, errors: &Errors) -> Map<String, Value> {
     let (id, title) = (c.id(), c.title());
     let here = format!("/collections/{id}");
     let key = id.replace('-', "_");
-    let mut items_parameters: Vec<Value> = [
-        "bbox", "bbox-crs", "crs", "datetime", "limit", "offset", "f",
-    ]
-    .into_iter()
-    .map(reference_parameter)
-    .collect();
+    let mut items_parameters: Vec<Value> = ITEMS_PARAMETERS
+        .into_iter()
+        .map(reference_parameter)
+        .collect();
     items_parameters.extend(filters(c.dataset()));
     let features = |schema: &str, what: &str| {
         json!({
