@@ -214,11 +214,13 @@ fn every_resource_is_also_a_page_with_every_link() {
             );
         }
     }
-    let page = get(
-        server,
-        "/ogcapi/collections/raw-counts/items?limit=7&f=html",
-    )
-    .text();
+    let target = format!("/ogcapi/collections/raw-counts/items?limit=7&f=html&crs={BNG_ENCODED}");
+    let reply = get(server, &target);
+    assert_eq!(
+        reply.header("content-crs"),
+        Some(format!("<{BNG}>").as_str())
+    );
+    let page = reply.text();
     assert_eq!(
         page.matches("<tr>").count(),
         1 + 7,

@@ -99,7 +99,7 @@ async fn items(
     })
     .await
     .map_err(ApiError::internal)??;
-    Ok(crate::html::response(page))
+    Ok(with_crs(crate::html::response(page), crs))
 }
 
 /// One feature by its id; a 404 for an id no feature has.
@@ -133,7 +133,7 @@ async fn item(
         Format::Json => features_head(crs).body(body),
         Format::Html => {
             let doc: Value = serde_json::from_slice(&body).map_err(ApiError::internal)?;
-            crate::html::response(html::item(&c, &doc))
+            with_crs(crate::html::response(html::item(&c, &doc)), crs)
         }
     })
 }
@@ -178,6 +178,15 @@ fn features_head(crs: Crs) -> HttpResponseBuilder {
     head.insert_header((header::CONTENT_TYPE, crate::ogc::links::GEOJSON))
         .insert_header(("Content-Crs", format!("<{}>", crs.uri())));
     head
+}
+
+/// A page of features with Part 2's `Content-Crs`: it shows their coordinates too.
+fn with_crs(mut page: HttpResponse, crs: Crs) -> HttpResponse {
+    let value = format!("<{}>", crs.uri());
+    if let Ok(value) = header::HeaderValue::from_str(&value) {
+        (page.headers_mut()).insert(header::HeaderName::from_static("content-crs"), value);
+    }
+    page
 }
 
 fn send(media: &'static str, body: String) -> HttpResponse {
