@@ -1,16 +1,19 @@
 //! The mirror's HTTP server: the public API's endpoints answered from one SQLite file, read
-//! only, switched to a new file when the loader renames one in.
+//! only, switched to a new file when the loader renames one in; beside them, the same data as
+//! OGC API - Features.
 //!
 //! Dependencies point one way, down this list: a module imports modules of its own layer or
 //! below, never above, and never in a cycle (among the rooms: `site`, `downloads`,
-//! `description` and `ops` use `api`; `site` uses `downloads`):
+//! `description`, `ogc` and `ops` use `api`; `site` uses `downloads`; `description` uses
+//! `ogc`, whose docs it writes):
 //!
 //! - `startup`, `shutdown`: the app built and bound, and stopped gracefully;
 //! - `routes`: the one route table (`routes::table`), and which handler answers each route;
 //! - the rooms, each a kind of request: `api` (the listings, from query string to JSON),
 //!   `site` (the website's pages), `downloads` (whole files, as DfT publishes them or as a
 //!   listing's CSV and NDJSON), `description` (the OpenAPI document and the docs page, from
-//!   the route table's endpoints), `ops` (probes and metrics);
+//!   the route table's endpoints), `ogc` (OGC API - Features under `/ogcapi`), `ops` (probes
+//!   and metrics);
 //! - `state`: what every room shares (the release being served, the configuration, the
 //!   permits for heavy requests, the response cache);
 //! - the ground: `release` (the loaded file, its connections, its time limit, and what the
@@ -30,6 +33,7 @@ mod description;
 mod downloads;
 pub mod error;
 pub mod html;
+mod ogc;
 pub mod ops;
 mod ratelimit;
 pub mod release;

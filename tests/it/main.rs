@@ -17,6 +17,7 @@ mod hostile_files;
 mod hostile_requests;
 mod legacy;
 mod loader;
+mod ogc;
 mod ops;
 mod program;
 mod reliability;

@@ -68,6 +68,19 @@ impl FeatureWriter {
         out: &mut Vec<u8>,
         row: &rusqlite::Row,
     ) -> Result<(), ApiError> {
+        self.write_open(conn, out, row)?;
+        out.push(b'}');
+        Ok(())
+    }
+
+    /// Writes a row's feature but its closing brace, for members of one's own to follow (an
+    /// OGC feature's `links`).
+    pub fn write_open(
+        &mut self,
+        conn: &rusqlite::Connection,
+        out: &mut Vec<u8>,
+        row: &rusqlite::Row,
+    ) -> Result<(), ApiError> {
         let at = row.as_ref().column_count() - GEOMETRY_COLUMNS;
         out.extend_from_slice(b"{\"type\":\"Feature\",\"id\":");
         json::int(out, row.get(at)?);
@@ -78,7 +91,6 @@ impl FeatureWriter {
         if let Some(distance) = &self.distance {
             distance.append(out, row)?;
         }
-        out.push(b'}');
         Ok(())
     }
 

@@ -69,6 +69,20 @@ impl ListRequest {
         }
     }
 
+    /// Every record that meets `conditions`, all fields, in id order, as GeoJSON features in
+    /// `crs` (OGC API - Features' items, whose window is their own).
+    pub fn features(d: &'static Dataset, conditions: Vec<Condition>, crs: Crs) -> Self {
+        ListRequest {
+            dataset: d,
+            conditions,
+            sort: Vec::new(),
+            fields: d.stored_columns().collect(),
+            page: None,
+            envelope: Envelope::Laravel,
+            features: Some(crs),
+        }
+    }
+
     /// Every record, all fields, in id order (a national file).
     pub fn everything(d: &'static Dataset) -> Self {
         ListRequest {

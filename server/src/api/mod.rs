@@ -26,7 +26,7 @@ pub use envelope::Envelope;
 pub use filter_sets::FilterSets;
 pub use format::{Endpoint, Format};
 
-pub use paging::RowQuery;
-pub use params::{ListRequest, DEFAULT_PAGE_SIZE};
+pub use paging::{Pager, RowQuery, Window};
+pub use params::{filter_condition, Condition, ListRequest, Range, DEFAULT_PAGE_SIZE};
 pub use plan::Plan;
 pub use records::{Distance, JsonRecord};

@@ -35,6 +35,13 @@ impl RowQuery {
     }
 }
 
+/// A run of rows of a listing: `size` rows after the first `offset`.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    pub offset: i64,
+    pub size: i64,
+}
+
 /// Finds a request's page in its release, learning and keeping its filter set when it has
 /// one.
 pub struct Pager<'a> {
@@ -54,23 +61,42 @@ impl Pager<'_> {
         let Some((number, size)) = self.request.page.clone() else {
             return Err(ApiError::internal("a page of an unpaginated listing"));
         };
+        let window = Window {
+            offset: (number.value() - 1).saturating_mul(size),
+            size,
+        };
+        let (total, rows) = self.window(conn, sql, window)?;
+        Ok((
+            Page {
+                number,
+                size,
+                total,
+            },
+            rows,
+        ))
+    }
+
+    /// The rows of `window` (whatever its offset: OGC's `offset` and `limit`), with how many
+    /// rows the request matches; `None` when the window starts past the last.
+    pub fn window(
+        &self,
+        conn: &rusqlite::Connection,
+        sql: &Sql,
+        window: Window,
+    ) -> Result<(i64, Option<RowQuery>), ApiError> {
         let (rows, dense) = self.release.rows(self.request.dataset.table);
         let set = self.filter_set(conn, sql)?;
-        let page = Page {
-            number,
-            size,
-            total: set.as_ref().map_or(rows, |s| s.total),
-        };
-        if page.range().is_none() {
-            return Ok((page, None));
+        let total = set.as_ref().map_or(rows, |s| s.total);
+        if window.offset >= total {
+            return Ok((total, None));
         }
         let query = match set {
-            _ if Plan(self.request).sorted() => offset_page(&page, sql),
-            Some(set) => self.seek_checkpoint(&page, sql, &set),
-            None if dense => id_range(&page, sql),
-            None => offset_page(&page, sql),
+            _ if Plan(self.request).sorted() => offset_page(window, sql),
+            Some(set) => self.seek_checkpoint(window, sql, &set),
+            None if dense => id_range(window, sql),
+            None => offset_page(window, sql),
         };
-        Ok((page, Some(query)))
+        Ok((total, Some(query)))
     }
 
     /// What is known of the request's filter set: learnt once, then kept with the release.
@@ -100,8 +126,8 @@ impl Pager<'_> {
 
     /// Seeks to the checkpoint at or before the page's first row, then skips fewer than
     /// [`CHECKPOINT_EVERY`] rows.
-    fn seek_checkpoint(&self, page: &Page, sql: &Sql, set: &FilterSet) -> RowQuery {
-        let offset = page.offset();
+    fn seek_checkpoint(&self, window: Window, sql: &Sql, set: &FilterSet) -> RowQuery {
+        let offset = window.offset;
         let from_id = set.checkpoints[(offset / CHECKPOINT_EVERY) as usize];
         let mut seek = vec!["r.id >= ?".to_string()];
         if let (true, Some(runs)) = (sql.joined, self.request.dataset.runs_table()) {
@@ -118,7 +144,7 @@ impl Pager<'_> {
                 "{} ORDER BY {} LIMIT {} OFFSET {}",
                 sql.where_sql(&seek),
                 sql.id_order,
-                page.size,
+                window.size,
                 offset % CHECKPOINT_EVERY
             )),
             args,
@@ -189,27 +215,27 @@ fn learn_from_rows(conn: &rusqlite::Connection, sql: &Sql) -> Result<FilterSet, 
 }
 
 /// Ids are 1..N in file order: page N is an id range, as fast at any depth.
-fn id_range(page: &Page, sql: &Sql) -> RowQuery {
-    let first = page.offset() + 1;
+fn id_range(window: Window, sql: &Sql) -> RowQuery {
+    let first = window.offset + 1;
     RowQuery {
         sql: sql.rows(" WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id"),
         args: vec![
             SqlValue::Integer(first),
-            SqlValue::Integer(first.saturating_add(page.size - 1)),
+            SqlValue::Integer(first.saturating_add(window.size - 1)),
         ],
     }
 }
 
 /// A sorted page (or one of a table whose ids are not 1..N): LIMIT and OFFSET in the order of
 /// the sort's index.
-fn offset_page(page: &Page, sql: &Sql) -> RowQuery {
+fn offset_page(window: Window, sql: &Sql) -> RowQuery {
     RowQuery {
         sql: sql.page_of_rows(&format!(
             "{} ORDER BY {} LIMIT {} OFFSET {}",
             sql.where_sql(&[]),
             sql.order,
-            page.size,
-            page.offset()
+            window.size,
+            window.offset
         )),
         args: sql.args.clone(),
     }

@@ -23,6 +23,30 @@ pub enum Condition {
     /// In an area of the map (`filter[bbox]`, `filter[near]`, OGC's `bbox`): only on a
     /// dataset with places.
     Within(Places, Area),
+    /// `columns`, compared as one row value (lexicographically), from `low` to `high`, both
+    /// included; an end that is `None` is open (OGC's `datetime`: a span of years, or of the
+    /// hours of count days). With `or_null`, rows whose first column is NULL match too: they
+    /// have no value to compare, and OGC matches a feature without a time to any span.
+    Range(Range),
+}
+
+/// The bounds of a [`Condition::Range`].
+#[derive(Debug, Clone)]
+pub struct Range {
+    pub columns: Vec<&'static Column>,
+    /// One value per column, or `None` for no lower bound.
+    pub low: Option<Vec<SqlValue>>,
+    /// One value per column, or `None` for no upper bound.
+    pub high: Option<Vec<SqlValue>>,
+    pub or_null: bool,
+}
+
+impl Range {
+    /// The range as text that names it exactly (the key of its filter set).
+    pub fn key(&self) -> String {
+        let names: Vec<&str> = self.columns.iter().map(|c| c.name).collect();
+        format!("{names:?} {:?} {:?} {}", self.low, self.high, self.or_null)
+    }
 }
 
 /// The filters that are not columns but areas, on a dataset with places.
@@ -164,24 +188,35 @@ pub fn conditions(d: &'static Dataset, params: &Params) -> Result<Vec<Condition>
             conditions.extend(area(places, name, value)?);
             continue;
         }
-        let values = list(text_param(&format!("filter[{name}]"), value)?);
-        if values.is_empty() {
-            continue;
-        }
-        if name == COUNT_METHOD {
-            conditions.extend(count_method(d, &values)?);
-            continue;
-        }
-        let column = d.filter_column(name).ok_or_else(|| {
-            ApiError::internal(format!("{}: filter {name} is no column", d.table))
-        })?;
-        let values = values
-            .iter()
-            .map(|v| filter_value(column, v))
-            .collect::<Result<Vec<_>, _>>()?;
-        conditions.push(Condition::In(column, values));
+        let text = text_param(&format!("filter[{name}]"), value)?;
+        conditions.extend(filter_condition(d, name, text)?);
     }
     Ok(conditions)
+}
+
+/// One of the dataset's filters (`name`, one of [`Dataset::filters`]) given `text`: a value,
+/// or a comma-separated list of them; `None` when it keeps every row (empty, or `counted` on
+/// raw counts). The JSON API's `filter[name]` and OGC's `name=` read it alike.
+pub fn filter_condition(
+    d: &'static Dataset,
+    name: &str,
+    text: &str,
+) -> Result<Option<Condition>, ApiError> {
+    let values = list(text);
+    if values.is_empty() {
+        return Ok(None);
+    }
+    if name == COUNT_METHOD {
+        return count_method(d, &values);
+    }
+    let column = d
+        .filter_column(name)
+        .ok_or_else(|| ApiError::internal(format!("{}: filter {name} is no column", d.table)))?;
+    let values = values
+        .iter()
+        .map(|v| filter_value(column, v))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some(Condition::In(column, values)))
 }
 
 /// `filter[bbox]` or `filter[near]`: `None` when empty, as other filters.

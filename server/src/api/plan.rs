@@ -10,7 +10,7 @@ use rusqlite::types::Value as SqlValue;
 
 use roadtraffic_catalog::{Column, Source};
 
-use super::params::{Condition, ListRequest};
+use super::params::{Condition, ListRequest, Range};
 use crate::spatial::grid::GridPoint;
 use crate::spatial::{sql, Area};
 
@@ -126,6 +126,7 @@ impl Plan<'_> {
             .map(|c| match c {
                 Condition::Nothing => ("", Vec::new()),
                 Condition::Within(_, area) => ("~area", vec![area.key()]),
+                Condition::Range(range) => ("~range", vec![range.key()]),
                 Condition::In(col, values) => {
                     let mut vs: Vec<String> = values
                         .iter()
@@ -154,6 +155,7 @@ impl Plan<'_> {
         let filters_runs = self.conditions.iter().any(|c| match c {
             Condition::In(col, _) => self.is_run(col),
             Condition::Within(places, _) => places.in_runs,
+            Condition::Range(range) => range.columns.iter().any(|c| self.is_run(c)),
             Condition::Nothing => false,
         });
         filters_runs || self.sort.iter().any(|(c, _)| self.is_run(c))
@@ -164,6 +166,7 @@ impl Plan<'_> {
         self.conditions.iter().all(|c| match c {
             Condition::In(col, _) => self.is_run(col),
             Condition::Within(places, _) => places.in_runs,
+            Condition::Range(range) => range.columns.iter().all(|c| self.is_run(c)),
             Condition::Nothing => false,
         })
     }
@@ -250,6 +253,12 @@ impl Plan<'_> {
                     terms.push(format!("{} IN ({marks})", self.qualified(col, joined)));
                     args.extend(values.iter().cloned());
                 }
+                Condition::Range(range) => {
+                    let columns: Vec<String> = (range.columns.iter())
+                        .map(|c| self.qualified(c, joined))
+                        .collect();
+                    terms.extend(range_term(range, &columns, &mut args));
+                }
             }
         }
         (terms, args)
@@ -295,6 +304,39 @@ impl Plan<'_> {
         });
         keys.join(", ")
     }
+}
+
+/// The WHERE term of a range over `columns` (as the query names them), its arguments pushed in
+/// the order of their marks; `None` when it keeps every row. A range over several columns also
+/// bounds the first alone, which its index can seek (a row value compares across tables, the
+/// runs' count date and the row's hour, where no index can).
+fn range_term(range: &Range, columns: &[String], args: &mut Vec<SqlValue>) -> Option<String> {
+    let row = match columns {
+        [one] => one.clone(),
+        _ => format!("({})", columns.join(", ")),
+    };
+    let marks = match columns.len() {
+        1 => "?".to_string(),
+        n => format!("({})", vec!["?"; n].join(", ")),
+    };
+    let mut bounds = Vec::new();
+    for (bound, op) in [(&range.low, ">="), (&range.high, "<=")] {
+        let Some(values) = bound else { continue };
+        if columns.len() > 1 {
+            bounds.push(format!("{} {op} ?", columns[0]));
+            args.push(values[0].clone());
+        }
+        bounds.push(format!("{row} {op} {marks}"));
+        args.extend(values.iter().cloned());
+    }
+    if bounds.is_empty() {
+        return None;
+    }
+    let within = bounds.join(" AND ");
+    Some(match range.or_null {
+        true => format!("({within} OR {} IS NULL)", columns[0]),
+        false => within,
+    })
 }
 
 /// Columns as a SELECT lists them, each after `prefix` (a table's alias and its dot, or

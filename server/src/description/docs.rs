@@ -53,6 +53,7 @@ pub fn page(
         h2 { "Where this mirror differs from the public service" }
         ul { @for d in DEVIATIONS { li { (inline_code(d)) } } }
         @for s in &sections { (s) }
+        (super::ogc::section(config))
     };
     Ok(crate::html::page(
         crate::html::Section::Docs,

@@ -1,11 +1,13 @@
 //! The API's description: the OpenAPI 3.1 document (`openapi.rs`, `schemas.rs`) and the docs page a
 //! person reads (`docs.rs`), both written from the route table's endpoints, with where the mirror
-//! differs from the public service (`deviations.rs`). The document is built once per server (it
+//! differs from the public service (`deviations.rs`) and, on the page, how GIS clients read the
+//! same data as OGC API - Features (`ogc.rs`). The document is built once per server (it
 //! depends on the configuration alone); the docs page once per loaded file (its examples come from
 //! the file's own rows).
 
 mod deviations;
 mod docs;
+mod ogc;
 mod openapi;
 mod schemas;
 

@@ -1,7 +1,8 @@
 //! Which handler answers a request: the path parsed once by the route table (`table`) into a
 //! [`Route`], and that value matched here to its handler: the API's listings (`api.rs`), their
 //! CSV and NDJSON forms and the downloads (`downloads.rs`), the description (`description.rs`),
-//! what changed with the loaded release (`changes.rs`), the operator's endpoints (`ops.rs`),
+//! what changed with the loaded release (`changes.rs`), OGC API - Features (`ogc.rs`), the
+//! operator's endpoints (`ops.rs`),
 //! the website (`crate::site`). The route also gives the metric label and whether only GET
 //! and HEAD are answered (one guard, here). The operator's endpoints come before the
 //! preflight and the rate limit, which wraps every other answer.
@@ -11,6 +12,7 @@ mod api;
 mod changes;
 mod description;
 mod downloads;
+mod ogc;
 mod ops;
 pub mod table;
 
@@ -110,6 +112,7 @@ async fn handle(
         Route::Page(page) => Ok(crate::site::respond(req, state, page).await),
         Route::Asset(name) => Ok(crate::site::assets::serve(req, state, &name).await),
         Route::ApiUnknown => Err(not_found(req)),
+        Route::Ogc(resource) => ogc::answer(req, state, resource).await,
         Route::Unknown => crate::site::not_found_for_browser(req).ok_or_else(|| not_found(req)),
     }
 }

@@ -6,14 +6,16 @@
 //! handler.
 //!
 //! In the order a path is tried: the operator's fixed paths; the listings under the legacy base
-//! path (JSON only); everything under the API's base path; the fixed paths and prefixes of the
-//! docs, downloads and site; anything else is [`Route::Unknown`].
+//! path (JSON only); everything under the API's base path; everything under `/ogcapi` (the OGC
+//! API); the fixed paths and prefixes of the docs, downloads and site; anything else is
+//! [`Route::Unknown`].
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::api::{Endpoint, Envelope, Format};
 use crate::configuration::Config;
+use crate::ogc::{self, Resource};
 use crate::ops::metrics::Label;
 use crate::site::Page;
 
@@ -33,6 +35,8 @@ pub enum Route {
     Changes,
     /// Any other path under the API's base path: the public service's JSON 404.
     ApiUnknown,
+    /// OGC API - Features: a resource under `/ogcapi`, its collection resolved.
+    Ogc(Resource),
     Docs,
     /// Where the public site keeps its API documentation: sent to `/docs`.
     DocsMoved,
@@ -138,6 +142,10 @@ impl RouteTable {
         if let Some(rest) = under_api.filter(|r| r.is_empty() || r.starts_with('/')) {
             return self.api_route(rest);
         }
+        let under_ogc = path.strip_prefix(ogc::PREFIX);
+        if let Some(rest) = under_ogc.filter(|r| r.is_empty() || r.starts_with('/')) {
+            return Route::Ogc(Resource::parse(rest));
+        }
         if let Some(route) = exact(FIXED, path) {
             return route;
         }
@@ -184,6 +192,7 @@ impl RouteTable {
                 };
                 Label::Template(Cow::Owned(format!("{base}{}", e.own_path())))
             }
+            Route::Ogc(resource) => Label::Template(Cow::Borrowed(resource.template())),
             _ => Label::Section(first_segment(path)),
         }
     }
@@ -194,7 +203,11 @@ impl Route {
     pub fn get_only(&self) -> bool {
         !matches!(
             self,
-            Route::ApiHome | Route::DocsMoved | Route::ApiUnknown | Route::Unknown
+            Route::ApiHome
+                | Route::DocsMoved
+                | Route::ApiUnknown
+                | Route::Unknown
+                | Route::Ogc(Resource::Unknown)
         )
     }
 
@@ -290,6 +303,13 @@ mod tests {
             ("/manualcountpoints/-1", "Page(CountPoint(None))"),
             ("/assets/site.css/", "Asset(\"site.css\")"),
             ("/assets", "Unknown"),
+            ("/ogcapi", "Ogc(Landing)"),
+            ("/ogcapi/", "Ogc(Landing)"),
+            ("/ogcapix", "Unknown"),
+            (
+                "/ogcapi/collections/regions",
+                "Ogc(NoCollection(\"regions\"))",
+            ),
         ] {
             assert_eq!(shown(path), route, "{path}");
         }
@@ -303,5 +323,9 @@ mod tests {
         let alias = label("/api/traffic/local-authorities.csv");
         assert_eq!(alias, "Template(\"/api/local-authority-traffic.csv\")");
         assert_eq!(label("/regions/3"), "Section(\"/regions\")");
+        assert_eq!(
+            label("/ogcapi/collections/raw-counts/items/7"),
+            "Template(\"/ogcapi/collections/{collectionId}/items/{featureId}\")"
+        );
     }
 }

@@ -76,33 +76,18 @@ impl Area {
         Ok(area)
     }
 
-    /// Four numbers `minX,minY,maxX,maxY` in `crs` (OGC's `bbox`: a six-number box's heights
-    /// are not ours to filter on, so it is refused).
+    /// Four numbers `minX,minY,maxX,maxY` in `crs`, each axis in order (a six-number box's
+    /// heights are not ours to filter on, so it is refused).
     pub fn parse_box(name: &str, text: &str, crs: Crs) -> Result<Area, Refusal> {
-        let [x0, y0, x1, y1] = numbers::<4>(name, text, "minX,minY,maxX,maxY")?;
-        let (names, bounds) = match crs {
-            Crs::Crs84 => (["longitude", "latitude"], [-180.0, -90.0, 180.0, 90.0]),
-            Crs::BritishNationalGrid => (["easting", "northing"], GRID_EXTENT),
-        };
-        for (axis, (lo, hi)) in [(x0, x1), (y0, y1)].into_iter().enumerate() {
-            let what = names[axis];
-            let (min, max) = (bounds[axis], bounds[axis + 2]);
-            if !(min..=max).contains(&lo) || !(min..=max).contains(&hi) {
-                return Err(format!(
-                    "{name} `{text}`: each {what} must be from {min} to {max}."
-                ));
-            }
-            if lo > hi {
-                return Err(format!(
-                    "{name} `{text}`: the minimum {what} ({lo}) is above the maximum ({hi})."
-                ));
-            }
-        }
-        Ok(Area::Box {
-            crs,
-            min: [x0, y0],
-            max: [x1, y1],
-        })
+        checked_box(name, text, crs, false)
+    }
+
+    /// OGC API - Features' `bbox` in `crs`: as [`Area::parse_box`], but in WGS 84 a minimum
+    /// longitude above the maximum is a box across the antimeridian (from minX east to 180,
+    /// then from -180 to maxX), as the standard allows (its example: New Zealand's waters).
+    /// Nothing else is asked of the box: one that holds no count point simply matches none.
+    pub fn parse_ogc_box(name: &str, text: &str, crs: Crs) -> Result<Area, Refusal> {
+        checked_box(name, text, crs, crs == Crs::Crs84)
     }
 
     /// `lon,lat,radius_m`, as `filter[near]` takes it: a point in the grid's area of use and a
@@ -137,6 +122,35 @@ impl Area {
             }
         }
     }
+}
+
+/// A box of four numbers in `crs`, each within the CRS's bounds and each axis in order, but
+/// the longitudes of a box across the antimeridian where `may_wrap`.
+fn checked_box(name: &str, text: &str, crs: Crs, may_wrap: bool) -> Result<Area, Refusal> {
+    let [x0, y0, x1, y1] = numbers::<4>(name, text, "minX,minY,maxX,maxY")?;
+    let (names, bounds) = match crs {
+        Crs::Crs84 => (["longitude", "latitude"], [-180.0, -90.0, 180.0, 90.0]),
+        Crs::BritishNationalGrid => (["easting", "northing"], GRID_EXTENT),
+    };
+    for (axis, (lo, hi)) in [(x0, x1), (y0, y1)].into_iter().enumerate() {
+        let what = names[axis];
+        let (min, max) = (bounds[axis], bounds[axis + 2]);
+        if !(min..=max).contains(&lo) || !(min..=max).contains(&hi) {
+            return Err(format!(
+                "{name} `{text}`: each {what} must be from {min} to {max}."
+            ));
+        }
+        if lo > hi && !(may_wrap && axis == 0) {
+            return Err(format!(
+                "{name} `{text}`: the minimum {what} ({lo}) is above the maximum ({hi})."
+            ));
+        }
+    }
+    Ok(Area::Box {
+        crs,
+        min: [x0, y0],
+        max: [x1, y1],
+    })
 }
 
 /// Exactly `N` comma-separated finite numbers, or a message naming the part that is not one.

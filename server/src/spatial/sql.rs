@@ -40,7 +40,9 @@ pub fn term(places: &Places, area: &Area, column: &dyn Fn(&str) -> String) -> St
     format!("{key} IN (SELECT {PLACE_KEY} FROM {INDEX_TABLE} WHERE {index_dims}) AND {exact}")
 }
 
-/// The index's test (its entries that overlap the box) and the exact test of a row.
+/// The index's test (its entries that overlap the box) and the exact test of a row. A WGS 84
+/// box across the antimeridian (minimum longitude above the maximum) takes the longitudes
+/// from its minimum east to 180 and from -180 to its maximum.
 fn box_term(
     crs: Crs,
     min: [f64; 2],
@@ -54,12 +56,21 @@ fn box_term(
         ),
         Crs::BritishNationalGrid => (["e", "n"], [EASTING, NORTHING].map(column)),
     };
+    let y_exact = format!("{y} BETWEEN {} AND {}", lit(min[1]), lit(max[1]));
+    if min[0] > max[0] {
+        let [a, b] = dims;
+        let (lo, hi) = (lit(min[0]), lit(max[0]));
+        let index = format!(
+            "(max_{a} >= {lo} OR min_{a} <= {hi}) AND max_{b} >= {} AND min_{b} <= {}",
+            lit(min[1]),
+            lit(max[1])
+        );
+        return (index, format!("({x} >= {lo} OR {x} <= {hi}) AND {y_exact}"));
+    }
     let exact = format!(
-        "{x} BETWEEN {} AND {} AND {y} BETWEEN {} AND {}",
+        "{x} BETWEEN {} AND {} AND {y_exact}",
         lit(min[0]),
-        lit(max[0]),
-        lit(min[1]),
-        lit(max[1])
+        lit(max[0])
     );
     (index_box(dims, min, max), exact)
 }
@@ -107,6 +118,7 @@ mod tests {
             Area::parse_bbox("b", "-2,52,-1,53").unwrap(),
             Area::parse_box("b", "400000,200000,410000,210000", Crs::BritishNationalGrid).unwrap(),
             Area::parse_near("n", "-1.5,52.5,5000").unwrap(),
+            Area::parse_ogc_box("bbox", "170,50,-1,53", Crs::Crs84).unwrap(),
         ];
         for d in DATASETS {
             for s in schema::create_indexes(d) {

@@ -1,0 +1,56 @@
+//! The docs page's section on OGC API - Features (`#ogcapi`, where the service's landing page
+//! points as its `service-doc`): what it serves, its parameters, and how GDAL and QGIS open it.
+
+use maud::{html, Markup};
+
+use crate::configuration::Config;
+use crate::ogc::documents::CONFORMANCE;
+use crate::ogc::query::{DEFAULT_LIMIT, MAX_LIMIT};
+use crate::ogc::{Collection, PREFIX};
+
+/// The section, its examples at `--public-url`, else at the address the server is bound to
+/// (the page is written once per loaded file, not per request, so it cannot name the host a
+/// request came to; a server bound to every interface is shown at the loopback's).
+pub fn section(config: &Config) -> Markup {
+    let root = match &config.public_url {
+        Some(url) => url.trim_end_matches('/').to_string(),
+        None => format!(
+            "http://{}",
+            config.bind.replacen("0.0.0.0:", "127.0.0.1:", 1)
+        ),
+    };
+    let service = format!("{root}{PREFIX}");
+    let gdal = format!(
+        "ogrinfo OAPIF:{service}\nogr2ogr -f GPKG count-points.gpkg OAPIF:{service} count-points -spat -3.2 51.4 -2.9 51.7"
+    );
+    html! {
+        section id="ogcapi" {
+            h2 { "OGC API - Features" }
+            p { "The same data for GIS clients (QGIS, GDAL, OWSLib, ArcGIS): an OGC API - Features service, Part 1 (Core) and Part 2 (CRS by reference), at " a href=(PREFIX) { code { (PREFIX) } } ". Each dataset with places is a collection, each record a feature: a point at the record's own coordinates, the record as its properties, its id the record's id." }
+            ul {
+                @for c in Collection::all() {
+                    li { a href={ (PREFIX) "/collections/" (c.id()) } { code { (c.id()) } } ": " (c.dataset().about) }
+                }
+            }
+            p { "The definition (OpenAPI 3.0) is at " a href={ (PREFIX) "/api" } { code { (PREFIX) "/api" } } "; the conformance classes met, at " a href={ (PREFIX) "/conformance" } { code { (PREFIX) "/conformance" } } ": " @for (i, class) in CONFORMANCE.iter().enumerate() { @if i > 0 { ", " } code { (class) } } "." }
+            h3 { "The features' parameters" }
+            ul {
+                li { code { "bbox=minX,minY,maxX,maxY" } " in " code { "bbox-crs" } " (WGS 84 longitude and latitude by default, or " code { "http://www.opengis.net/def/crs/EPSG/0/27700" } ", easting and northing): the features whose point is in it. A box where no count point is matches nothing; six numbers (a box with heights) are refused." }
+                li { code { "crs" } ": the coordinates in WGS 84 (the default) or on the British National Grid (the files' own easting and northing); the " code { "Content-Crs" } " header names it." }
+                li { code { "datetime" } ": an RFC 3339 instant or interval (" code { "start/end" } ", either end " code { ".." } " or empty). A record's time is its year (AADF), the year of its latest AADF (count points), or the hour of its count (raw counts, from " code { "count_date" } " Thh:00 to the next hour, read as UTC)." }
+                li { code { "limit" } " (default " (DEFAULT_LIMIT) ", at most " (MAX_LIMIT) ": a larger one is taken as " (MAX_LIMIT) ") and " code { "offset" } "; the " code { "next" } " and " code { "prev" } " links carry them, " code { "numberMatched" } " is the listing's total." }
+                li { "Each of the dataset's filters by its name, as the JSON API takes it: " code { "road_name=M4&year=2019" } "." }
+                li { code { "f=json" } " or " code { "f=html" } ": every resource is also a page (the features' with a form); without " code { "f" } ", a browser gets the page, any other client JSON." }
+                li { "Any other parameter is a 400 that names it; an unknown collection or feature, a 404." }
+            }
+            h3 { "GDAL" }
+            pre { code { (gdal) } }
+            h3 { "QGIS" }
+            ol {
+                li { "Layer › Add Layer › Add WFS / OGC API - Features Layer." }
+                li { "New: a name, the URL " code { (service) } ", version OGC API - Features (or Maximum); OK." }
+                li { "Connect, choose a collection (" code { "count-points" } ", " code { "average-annual-daily-flow" } ", ...), Add." }
+            }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! The JSON documents that describe the service: the landing page, the conformance
+//! declaration, the collections and each collection (Part 1's schemas, with Part 2's `crs` and
+//! `storageCrs`), written from the catalogue and the extents of the file being served.
+
+use serde_json::{json, Value};
+
+use super::collection::Collection;
+use super::extent::Extent;
+use super::links::{link, this, to, Format, Urls, HTML, OPENAPI};
+use crate::spatial::Crs;
+
+/// The conformance classes this server meets, and only those: Part 1's core, its GeoJSON and
+/// HTML encodings and its OpenAPI 3.0 definition, and Part 2's CRS by reference.
+pub const CONFORMANCE: [&str; 5] = [
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
+    "http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
+];
+
+pub const TITLE: &str = "Road traffic statistics of Great Britain (offline mirror)";
+pub const DESCRIPTION: &str = "The Department for Transport's road traffic counts as OGC API - Features: each count point, its annual average daily flows (AADF, also by direction) and the hourly raw counts behind them, as points in WGS 84 or on the British National Grid. Data: Department for Transport, Open Government Licence v3.0.";
+
+/// The CRSs every collection is served in: CRS84 first, the default.
+const CRSS: [Crs; 2] = [Crs::Crs84, Crs::BritishNationalGrid];
+
+/// The temporal reference system of the intervals: the Gregorian calendar, UTC.
+const GREGORIAN: &str = "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian";
+
+/// The landing page, its links in `format` (but the definition's).
+pub fn landing(urls: &Urls, format: Format) -> Value {
+    let [here, alternate] = this(&urls.ogc(""), format, false);
+    json!({
+        "title": TITLE,
+        "description": DESCRIPTION,
+        "links": [
+            here,
+            alternate,
+            link(urls.ogc("/api"), "service-desc", OPENAPI, "The API definition (OpenAPI 3.0)"),
+            link(urls.site("/docs#ogcapi"), "service-doc", HTML, "The API documentation"),
+            to(urls.ogc("/conformance"), "conformance", format, false, "The conformance classes this server meets"),
+            to(urls.ogc("/collections"), "data", format, false, "The feature collections"),
+        ],
+    })
+}
+
+pub fn conformance(urls: &Urls, format: Format) -> Value {
+    json!({
+        "conformsTo": CONFORMANCE,
+        "links": this(&urls.ogc("/conformance"), format, false),
+    })
+}
+
+pub fn collections(
+    urls: &Urls,
+    format: Format,
+    extent_of: &dyn Fn(&Collection) -> Option<Extent>,
+) -> Value {
+    let collections: Vec<Value> = Collection::all()
+        .map(|c| collection(urls, format, &c, extent_of(&c).as_ref()))
+        .collect();
+    json!({
+        "links": this(&urls.ogc("/collections"), format, false),
+        "collections": collections,
+    })
+}
+
+/// A collection: what it is, where its items are (in each format), its extent, its CRSs.
+pub fn collection(urls: &Urls, format: Format, c: &Collection, extent: Option<&Extent>) -> Value {
+    let here = urls.ogc(&format!("/collections/{}", c.id()));
+    let [this_one, alternate] = this(&here, format, false);
+    let items = format!("{here}/items");
+    let mut doc = json!({
+        "id": c.id(),
+        "title": c.title(),
+        "description": c.dataset().about,
+        "links": [
+            this_one,
+            alternate,
+            to(items.clone(), "items", Format::Json, true, "Its features"),
+            to(items, "items", Format::Html, true, "Its features, as a page"),
+            link(urls.site("/about#licence"), "license", HTML, "Open Government Licence v3.0"),
+        ],
+        "itemType": "feature",
+        "crs": CRSS.map(Crs::uri),
+        // The files' own coordinates: whole metres on the grid, which the published
+        // longitudes and latitudes were derived from.
+        "storageCrs": Crs::BritishNationalGrid.uri(),
+    });
+    if let Some(extent) = extent
+        .map(extent_document)
+        .filter(|e| !e.as_object().is_some_and(|o| o.is_empty()))
+    {
+        doc["extent"] = extent;
+    }
+    doc
+}
+
+/// An extent's parts that are known.
+fn extent_document(extent: &Extent) -> Value {
+    let mut doc = json!({});
+    if let Some(bbox) = extent.bbox {
+        doc["spatial"] = json!({"bbox": [bbox], "crs": Crs::CRS84_URI});
+    }
+    if let Some((start, end)) = &extent.interval {
+        doc["temporal"] = json!({"interval": [[start, end]], "trs": GREGORIAN});
+    }
+    doc
+}

@@ -1,0 +1,325 @@
+//! The OpenAPI 3.0 definition of the OGC resources (`/ogcapi/api`), written from the
+//! catalogue: a path per collection (its items with every parameter, its filters among them,
+//! which is how GDAL learns which properties it may filter on at the server), every status
+//! the server answers with, the `Content-Crs` header. OGC's building blocks, reduced to what
+//! this server does.
+
+use serde_json::{json, Map, Value};
+
+use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD};
+
+use super::collection::Collection;
+use super::documents::{DESCRIPTION, TITLE};
+use super::links::{GEOJSON, HTML, JSON, OPENAPI};
+use super::query::{DEFAULT_LIMIT, ITEMS_PARAMETERS, MAX_LIMIT};
+use crate::spatial::Crs;
+
+/// The definition, its server at `base` (this server's `/ogcapi`); `rate_limited` adds the
+/// 429 answer.
+pub fn document(base: &str, rate_limited: bool) -> Value {
+    let errors = Errors { rate_limited };
+    let mut paths = Map::new();
+    let document = |summary: &str, id: &str, schema: &str, media: &str| {
+        let ok = json!({"description": summary, "content": {media: {"schema": reference(schema)}, HTML: page()}});
+        json!({"get": {
+            "summary": summary, "operationId": id, "tags": ["Capabilities"],
+            "parameters": [reference_parameter("f")],
+            "responses": errors.with(ok, false),
+        }})
+    };
+    paths.insert(
+        "/".into(),
+        document("The landing page", "getLandingPage", "landingPage", JSON),
+    );
+    paths.insert(
+        "/conformance".into(),
+        document(
+            "The conformance classes this server meets",
+            "getConformanceDeclaration",
+            "confClasses",
+            JSON,
+        ),
+    );
+    paths.insert(
+        "/api".into(),
+        document(
+            "This API definition",
+            "getApiDefinition",
+            "openapi",
+            OPENAPI,
+        ),
+    );
+    paths.insert(
+        "/collections".into(),
+        document(
+            "The feature collections",
+            "getCollections",
+            "collections",
+            JSON,
+        ),
+    );
+    for c in Collection::all() {
+        paths.extend(collection_paths(&c, &errors));
+    }
+    json!({
+        "openapi": "3.0.3",
+        "info": {
+            "title": format!("{TITLE}: OGC API - Features"),
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": DESCRIPTION,
+            "license": {"name": "Data: Open Government Licence v3.0", "url": "https://www.nationalarchives.gov.uk/doc/open-government-licence/version/3/"},
+        },
+        "servers": [{"url": base, "description": "this mirror"}],
+        "tags": [
+            {"name": "Capabilities", "description": "what this API is and holds"},
+            {"name": "Data", "description": "the features"},
+        ],
+        "paths": paths,
+        "components": {"parameters": parameters(), "schemas": schemas()},
+    })
+}
+
+/// A collection's paths: itself, its items, a feature.
+fn collection_paths(c: &Collection, errors: &Errors) -> Map<String, Value> {
+    let (id, title) = (c.id(), c.title());
+    let here = format!("/collections/{id}");
+    let key = id.replace('-', "_");
+    let mut items_parameters: Vec<Value> = ITEMS_PARAMETERS
+        .into_iter()
+        .map(reference_parameter)
+        .collect();
+    items_parameters.extend(filters(c.dataset()));
+    let features = |schema: &str, what: &str| {
+        json!({
+            "description": what,
+            "headers": {"Content-Crs": {"description": "The CRS of the coordinates, as `<uri>`.", "schema": {"type": "string"}}},
+            "content": {GEOJSON: {"schema": reference(schema)}, HTML: page()},
+        })
+    };
+    let collection = json!({"description": format!("{title}: the collection"), "content": {JSON: {"schema": reference("collection")}, HTML: page()}});
+    let mut paths = Map::new();
+    paths.insert(here.clone(), json!({"get": {
+        "summary": format!("{title}: the collection"), "operationId": format!("describe_{key}"), "tags": ["Capabilities"],
+        "parameters": [reference_parameter("f")],
+        "responses": errors.with(collection, true),
+    }}));
+    paths.insert(format!("{here}/items"), json!({"get": {
+        "summary": format!("{title}: the features"),
+        "description": format!("{} Features in id order; `limit` features after the first `offset`, with links to the next and previous ones.", c.dataset().about),
+        "operationId": format!("get_{key}_features"), "tags": ["Data"],
+        "parameters": items_parameters,
+        "responses": errors.with(features("featureCollectionGeoJSON", "The features"), true),
+    }}));
+    paths.insert(format!("{here}/items/{{featureId}}"), json!({"get": {
+        "summary": format!("{title}: a feature"), "operationId": format!("get_{key}_feature"), "tags": ["Data"],
+        "parameters": [reference_parameter("featureId"), reference_parameter("crs"), reference_parameter("f")],
+        "responses": errors.with(features("featureGeoJSON", "The feature"), true),
+    }}));
+    paths
+}
+
+/// The error answers every operation may give.
+struct Errors {
+    rate_limited: bool,
+}
+
+impl Errors {
+    /// The responses of an operation: `ok` as its 200, then its errors (a 404 where the path
+    /// names a collection or a feature).
+    fn with(&self, ok: Value, names_something: bool) -> Value {
+        let mut out = Map::new();
+        out.insert("200".into(), ok);
+        out.insert(
+            "400".into(),
+            exception("A parameter is unknown or its value is wrong; the message says which."),
+        );
+        if names_something {
+            out.insert("404".into(), exception("No such collection or feature."));
+        }
+        if self.rate_limited {
+            out.insert(
+                "429".into(),
+                exception("Too many requests this minute (see `retry-after`)."),
+            );
+        }
+        out.insert("500".into(), exception("An unexpected error (logged)."));
+        out.insert("503".into(), exception("Busy, or the query ran over its time limit: try again shortly (see `retry-after`)."));
+        Value::Object(out)
+    }
+}
+
+/// Every resource's HTML form (with `f=html`, or an `Accept` that puts `text/html` first).
+fn page() -> Value {
+    json!({"schema": {"type": "string"}})
+}
+
+fn exception(description: &str) -> Value {
+    json!({"description": description, "content": {JSON: {"schema": reference("exception")}}})
+}
+
+fn reference(schema: &str) -> Value {
+    json!({"$ref": format!("#/components/schemas/{schema}")})
+}
+
+fn reference_parameter(name: &str) -> Value {
+    json!({"$ref": format!("#/components/parameters/{name}")})
+}
+
+/// An equality filter on each of the dataset's filters, named as the property.
+fn filters(d: &Dataset) -> Vec<Value> {
+    d.filters
+        .iter()
+        .filter_map(|&name| {
+            let (schema, what) = if name == COUNT_METHOD {
+                let matches = match d.count_method? {
+                    CountMethod::Column(c) => {
+                        format!("`{c}` is Counted or Estimated (letter case ignored)")
+                    }
+                    CountMethod::AllCounted => {
+                        "counted (every raw count is a manual count: `estimated` matches none)"
+                            .into()
+                    }
+                };
+                (
+                    json!({"type": "string", "enum": ["counted", "estimated"]}),
+                    format!("Only features whose {matches}."),
+                )
+            } else {
+                let c = d.filter_column(name)?;
+                let case = if c.ty == ValueType::Text {
+                    " (letter case ignored)"
+                } else {
+                    ""
+                };
+                (
+                    schema_of(c),
+                    format!("Only features whose `{name}` is this value{case}."),
+                )
+            };
+            Some(json!({
+                "name": name, "in": "query", "required": false, "style": "form", "explode": false,
+                "description": format!("{what} A comma-separated list matches any of its values."),
+                "schema": schema,
+            }))
+        })
+        .collect()
+}
+
+/// An RFC 3339 date-time (or a bare date), or an interval of two with either end open; a
+/// text that fits may still name no real time (a 30th of February), which is refused.
+fn datetime_pattern() -> String {
+    let date = "[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])";
+    let time = r"([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?";
+    let offset = "([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])";
+    let instant = format!("{date}([Tt]{time}{offset})?");
+    let end = format!(r"({instant}|\.\.)?");
+    format!("^({instant}|{end}/{end})$")
+}
+
+fn schema_of(c: &Column) -> Value {
+    match c.ty {
+        ValueType::Integer => json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}),
+        ValueType::Number => json!({"type": "number"}),
+        ValueType::Date => json!({"type": "string", "format": "date"}),
+        ValueType::Text => json!({"type": "string"}),
+    }
+}
+
+/// The parameters shared by the operations (Part 1's and Part 2's building blocks).
+fn parameters() -> Value {
+    let crss = [Crs::CRS84_URI, Crs::BNG_URI];
+    json!({
+        "f": {
+            "name": "f", "in": "query", "required": false, "style": "form", "explode": false,
+            "description": "The format: JSON (GeoJSON for features), or HTML. Without it (or empty), HTML when `Accept` puts `text/html` before JSON (a browser), else JSON.",
+            "schema": {"type": "string", "enum": ["", "json", "geojson", "html"]},
+        },
+        "bbox": {
+            "name": "bbox", "in": "query", "required": false, "style": "form", "explode": false,
+            "description": "Only features whose point is in this box (edges included): minX,minY,maxX,maxY in `bbox-crs` (WGS 84 longitude and latitude by default, each within -180..180 and -90..90; a minimum longitude above the maximum crosses the antimeridian; on the British National Grid easting -100000..900000 and northing -100000..1400000). A box where no count point is matches nothing. Four numbers only: these features have no heights, so Part 1's six-number box (with heights) is refused.",
+            "schema": {"type": "array", "minItems": 4, "maxItems": 4, "items": {"type": "number"}},
+        },
+        "bbox-crs": {
+            "name": "bbox-crs", "in": "query", "required": false, "style": "form", "explode": false,
+            "description": "The CRS of `bbox`: WGS 84 (CRS84, the default) or the British National Grid (EPSG:27700, easting and northing in metres).",
+            "schema": {"type": "string", "format": "uri", "enum": crss},
+        },
+        "crs": {
+            "name": "crs", "in": "query", "required": false, "style": "form", "explode": false,
+            "description": "The CRS of the coordinates in the response: WGS 84 longitude and latitude (CRS84, the default; at most 7 decimals), or the British National Grid (EPSG:27700: the files' own easting and northing). The response's `Content-Crs` header names it.",
+            "schema": {"type": "string", "format": "uri", "enum": crss},
+        },
+        "datetime": {
+            "name": "datetime", "in": "query", "required": false, "style": "form", "explode": false,
+            "description": "Only features whose time shares an instant with this RFC 3339 date-time or interval (`start/end`, either end open as `..` or empty; a bare date is that whole day, UTC). A record's time is its year (AADF), the year of its latest AADF (count points; a count point without one matches any), or the hour of its count from `count_date` Thh:00 to the next hour (raw counts; the files give no zone: read as UTC).",
+            "schema": {"type": "string", "pattern": datetime_pattern()},
+        },
+        "limit": {
+            "name": "limit", "in": "query", "required": false, "style": "form", "explode": false,
+            "description": format!("How many features at most (default {DEFAULT_LIMIT}); a limit above {MAX_LIMIT} is taken as {MAX_LIMIT}."),
+            "schema": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT},
+        },
+        "offset": {
+            "name": "offset", "in": "query", "required": false, "style": "form", "explode": false,
+            "description": "How many of the matching features to skip (the `next` and `prev` links carry it). Past the last feature, no features.",
+            "schema": {"type": "integer", "minimum": 0, "default": 0},
+        },
+        "featureId": {
+            "name": "featureId", "in": "path", "required": true,
+            "description": "The feature's id: its record's id.",
+            "schema": {"type": "integer", "minimum": 0},
+        },
+    })
+}
+
+/// The response schemas (Part 1's, with Part 2's additions to the collection).
+fn schemas() -> Value {
+    let link = json!({"type": "object", "required": ["href", "rel"], "properties": {
+        "href": {"type": "string"}, "rel": {"type": "string"}, "type": {"type": "string"}, "title": {"type": "string"},
+    }});
+    let links = json!({"type": "array", "items": reference("link")});
+    let extent = json!({"type": "object", "properties": {
+        "spatial": {"type": "object", "properties": {
+            "bbox": {"type": "array", "minItems": 1, "items": {"type": "array", "minItems": 4, "maxItems": 4, "items": {"type": "number"}}},
+            "crs": {"type": "string"},
+        }},
+        "temporal": {"type": "object", "properties": {
+            "interval": {"type": "array", "minItems": 1, "items": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "string", "format": "date-time", "nullable": true}}},
+            "trs": {"type": "string"},
+        }},
+    }});
+    let collection = json!({"type": "object", "required": ["id", "links"], "properties": {
+        "id": {"type": "string"}, "title": {"type": "string"}, "description": {"type": "string"},
+        "links": links, "extent": extent, "itemType": {"type": "string"},
+        "crs": {"type": "array", "items": {"type": "string"}}, "storageCrs": {"type": "string", "format": "uri"},
+    }});
+    let point = json!({"type": "object", "required": ["type", "coordinates"], "properties": {
+        "type": {"type": "string", "enum": ["Point"]},
+        "coordinates": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number"}},
+    }});
+    let feature = json!({"type": "object", "required": ["type", "geometry", "properties"], "properties": {
+        "type": {"type": "string", "enum": ["Feature"]},
+        "id": {"type": "integer"},
+        "geometry": {"allOf": [point], "nullable": true},
+        "properties": {"type": "object", "description": "The record, as the JSON API writes it."},
+        "links": links,
+    }});
+    json!({
+        "link": link,
+        "exception": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}},
+        "landingPage": {"type": "object", "required": ["links"], "properties": {"title": {"type": "string"}, "description": {"type": "string"}, "links": links}},
+        "confClasses": {"type": "object", "required": ["conformsTo"], "properties": {"conformsTo": {"type": "array", "items": {"type": "string"}}}},
+        "openapi": {"type": "object", "description": "An OpenAPI 3.0 definition (this one)."},
+        "collections": {"type": "object", "required": ["links", "collections"], "properties": {"links": links, "collections": {"type": "array", "items": reference("collection")}}},
+        "collection": collection,
+        "featureGeoJSON": feature,
+        "featureCollectionGeoJSON": {"type": "object", "required": ["type", "features"], "properties": {
+            "type": {"type": "string", "enum": ["FeatureCollection"]},
+            "features": {"type": "array", "items": reference("featureGeoJSON")},
+            "links": links,
+            "timeStamp": {"type": "string", "format": "date-time"},
+            "numberMatched": {"type": "integer", "minimum": 0},
+            "numberReturned": {"type": "integer", "minimum": 0},
+        }},
+    })
+}

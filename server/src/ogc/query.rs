@@ -1,0 +1,274 @@
+//! The query parameters of the OGC resources, checked: every resource takes `f`; a feature
+//! `crs` too; the items `bbox`, `bbox-crs`, `crs`, `datetime`, `limit`, `offset` and an
+//! equality filter on each of the dataset's filters (as the JSON API reads them: a value, or
+//! a comma-separated list). A parameter the API definition does not list is a 400 naming it,
+//! as Part 1 requires (`/req/core/query-param-unknown`), and so is a bad value
+//! (`/req/core/query-param-invalid`), the message saying which and why.
+
+use roadtraffic_catalog::Dataset;
+
+use super::collection::Collection;
+use super::datetime::Span;
+use super::links::Format;
+use crate::api::query::{self, Param, Params};
+use crate::api::{filter_condition, Condition, ListRequest, Window};
+use crate::error::ApiError;
+use crate::spatial::{Area, Crs};
+
+/// `limit` when absent, and the most it gives: a larger one is taken as this, not refused
+/// (`/req/core/fc-limit-response-1` C).
+pub const DEFAULT_LIMIT: i64 = 10;
+pub const MAX_LIMIT: i64 = 10_000;
+
+/// The parameters of the items beside the dataset's filters, in the order the API definition
+/// lists them.
+pub const ITEMS_PARAMETERS: [&str; 7] = [
+    "bbox", "bbox-crs", "crs", "datetime", "limit", "offset", "f",
+];
+
+fn bad(message: String) -> ApiError {
+    ApiError::BadRequest(message)
+}
+
+/// A parameter's text: a bracketed name (`a[b]=`) is no parameter of this API.
+fn text<'p>(name: &str, value: &'p Param) -> Result<&'p str, ApiError> {
+    match value {
+        Param::Text(t) => Ok(t),
+        Param::Map(_) => Err(bad(format!(
+            "Unknown parameter `{name}[...]`: this API's parameters have no brackets."
+        ))),
+    }
+}
+
+/// Refuses any parameter but `allowed` (and the dataset's filters, for the items).
+fn refuse_unknown(
+    params: &Params,
+    allowed: &[&str],
+    filters: Option<&Dataset>,
+) -> Result<(), ApiError> {
+    let known =
+        |name: &str| allowed.contains(&name) || filters.is_some_and(|d| d.filters.contains(&name));
+    let Some((name, value)) = params.iter().find(|(name, _)| !known(name)) else {
+        return Ok(());
+    };
+    text(name, value)?;
+    let mut names: Vec<&str> = allowed.to_vec();
+    names.extend(filters.iter().flat_map(|d| d.filters.iter().copied()));
+    Err(bad(format!(
+        "Unknown parameter `{name}`. This resource takes `{}`.",
+        names.join("`, `")
+    )))
+}
+
+/// A parameter's text, `None` when absent or empty (an empty value asks for the default).
+fn given<'p>(params: &'p Params, name: &str) -> Result<Option<&'p str>, ApiError> {
+    match query::get(params, name) {
+        Some(value) => Ok(Some(text(name, value)?).filter(|t| !t.is_empty())),
+        None => Ok(None),
+    }
+}
+
+/// `f`: the format asked for, if any (`json`, `geojson` or `html`; else a 400 naming them).
+pub fn format(params: &Params) -> Result<Option<Format>, ApiError> {
+    let Some(f) = given(params, "f")? else {
+        return Ok(None);
+    };
+    match f.to_ascii_lowercase().as_str() {
+        "json" | "geojson" => Ok(Some(Format::Json)),
+        "html" => Ok(Some(Format::Html)),
+        _ => Err(bad(format!(
+            "Unknown format f=`{f}`: this API answers f=json (GeoJSON for features) or f=html."
+        ))),
+    }
+}
+
+/// The parameters of a resource that is not features: `f` alone.
+pub fn document(params: &Params) -> Result<Option<Format>, ApiError> {
+    refuse_unknown(params, &["f"], None)?;
+    format(params)
+}
+
+/// A `crs` or `bbox-crs`: CRS84 when absent, else one of the collections' CRSs by URI.
+fn crs(params: &Params, name: &str) -> Result<Crs, ApiError> {
+    let Some(uri) = given(params, name)? else {
+        return Ok(Crs::Crs84);
+    };
+    Crs::from_uri(uri).ok_or_else(|| {
+        bad(format!(
+            "{name} `{uri}` is not a CRS of this collection: `{}` or `{}`.",
+            Crs::CRS84_URI,
+            Crs::BNG_URI
+        ))
+    })
+}
+
+/// A feature's parameters: `crs` and `f`.
+pub fn feature(params: &Params) -> Result<(Crs, Option<Format>), ApiError> {
+    refuse_unknown(params, &["crs", "f"], None)?;
+    Ok((crs(params, "crs")?, format(params)?))
+}
+
+/// What the items are asked for: which rows (the request), which of them (the window), in
+/// which CRS and format.
+#[derive(Debug)]
+pub struct Items {
+    pub request: ListRequest,
+    pub window: Window,
+    pub crs: Crs,
+    pub format: Option<Format>,
+}
+
+impl Items {
+    pub fn parse(collection: &Collection, params: &Params) -> Result<Items, ApiError> {
+        let d = collection.dataset();
+        refuse_unknown(params, &ITEMS_PARAMETERS, Some(d))?;
+        let mut conditions = Vec::new();
+        if let Some(text) = given(params, "bbox")? {
+            let area = bbox(text, crs(params, "bbox-crs")?)?;
+            conditions.push(Condition::Within(collection.places, area));
+        }
+        if let Some(text) = given(params, "datetime")? {
+            let span = Span::parse(text).map_err(bad)?;
+            conditions.extend(span.condition(collection));
+        }
+        for (name, value) in params
+            .iter()
+            .filter(|(n, _)| d.filters.contains(&n.as_str()))
+        {
+            conditions.extend(filter_condition(d, name, text(name, value)?)?);
+        }
+        let crs = crs(params, "crs")?;
+        Ok(Items {
+            request: ListRequest::features(d, conditions, crs),
+            window: Window {
+                offset: offset(given(params, "offset")?)?,
+                size: limit(given(params, "limit")?)?,
+            },
+            crs,
+            format: format(params)?,
+        })
+    }
+}
+
+/// `bbox`: four numbers in `crs` (a six-number box, with heights, is refused: these features
+/// have none).
+fn bbox(text: &str, crs: Crs) -> Result<Area, ApiError> {
+    if text.split(',').count() == 6 {
+        return Err(bad(format!(
+            "bbox `{text}` has six numbers (a box with heights): these features have no \
+             heights; give four, minX,minY,maxX,maxY."
+        )));
+    }
+    Area::parse_ogc_box("bbox", text, crs).map_err(bad)
+}
+
+/// `limit`: [`DEFAULT_LIMIT`] when absent; a whole number from 1, taken as [`MAX_LIMIT`] when
+/// above it.
+fn limit(text: Option<&str>) -> Result<i64, ApiError> {
+    let Some(text) = text else {
+        return Ok(DEFAULT_LIMIT);
+    };
+    match whole_number(text) {
+        Some(0) | None => Err(bad(format!(
+            "limit must be a whole number from 1 (at most {MAX_LIMIT} are returned), not `{text}`."
+        ))),
+        Some(n) => Ok(n.min(MAX_LIMIT as u128) as i64),
+    }
+}
+
+/// `offset`: how many matching features to skip, 0 when absent; any whole number (past the
+/// last feature the page is empty).
+fn offset(text: Option<&str>) -> Result<i64, ApiError> {
+    let Some(text) = text else {
+        return Ok(0);
+    };
+    whole_number(text)
+        .map(|n| n.min(i64::MAX as u128) as i64)
+        .ok_or_else(|| {
+            bad(format!(
+                "offset must be a whole number from 0, not `{text}`."
+            ))
+        })
+}
+
+/// Decimal digits (a `+` before them allowed), however many: saturated rather than refused.
+fn whole_number(text: &str) -> Option<u128> {
+    let digits = text.strip_prefix('+').unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(digits.parse::<u128>().unwrap_or(u128::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(query: &str) -> Result<Items, String> {
+        let c = Collection::find("raw-counts").unwrap();
+        Items::parse(&c, &query::parse(query)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn limit_and_offset_have_defaults_and_a_cap() {
+        let window = |q| items(q).map(|i| (i.window.offset, i.window.size));
+        assert_eq!(window(""), Ok((0, 10)));
+        assert_eq!(window("limit=&offset="), Ok((0, 10)));
+        assert_eq!(window("limit=25&offset=7"), Ok((7, 25)));
+        assert_eq!(window("limit=50000"), Ok((0, 10_000)));
+        assert_eq!(
+            window("limit=99999999999999999999999999999999999999999"),
+            Ok((0, 10_000))
+        );
+        assert_eq!(
+            window("offset=99999999999999999999999").unwrap().0,
+            i64::MAX
+        );
+        for q in ["limit=0", "limit=-1", "limit=1.5", "limit=x", "offset=-3"] {
+            assert!(items(q).is_err(), "{q}");
+        }
+    }
+
+    #[test]
+    fn unknown_parameters_are_named() {
+        let refused = items("road_name=M4&sortby=id").unwrap_err();
+        assert!(refused.contains("`sortby`"), "{refused}");
+        assert!(items("filter[road_name]=M4")
+            .unwrap_err()
+            .contains("brackets"));
+        assert!(items("page[size]=3").is_err());
+        assert!(document(&query::parse("limit=3")).is_err());
+        assert!(document(&query::parse("f=json")).is_ok());
+        assert!(document(&query::parse("f=xml")).is_err());
+        assert_eq!(
+            document(&query::parse("f=HTML")).unwrap(),
+            Some(Format::Html)
+        );
+    }
+
+    #[test]
+    fn boxes_crss_and_times_are_checked() {
+        assert!(items("bbox=-2,52,-1,53").is_ok());
+        assert!(
+            items("bbox=10,40,11,41").is_ok(),
+            "outside Great Britain: valid, empty"
+        );
+        assert!(
+            items("bbox=170,-50,-170,-40").is_ok(),
+            "across the antimeridian"
+        );
+        assert!(items("bbox=-2,52,0,-1,53,100").unwrap_err().contains("six"));
+        assert!(items("bbox=-2,53,-1,52").unwrap_err().contains("latitude"));
+        let bng = "bbox-crs=http://www.opengis.net/def/crs/EPSG/0/27700";
+        assert!(items(&format!("bbox=400000,200000,410000,210000&{bng}")).is_ok());
+        assert!(items(&format!("bbox=-2,52,-1,53&{bng}x")).is_err());
+        assert!(items("crs=EPSG:4326")
+            .unwrap_err()
+            .contains("crs `EPSG:4326`"));
+        assert!(items("datetime=2019-05-14T08:00:00Z/..").is_ok());
+        assert!(items("datetime=yesterday")
+            .unwrap_err()
+            .contains("datetime"));
+        assert!(items("hour=x").unwrap_err().contains("hour"));
+    }
+}
