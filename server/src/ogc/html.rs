@@ -37,17 +37,21 @@ pub fn items(c: &Collection, doc: &Value, url: &str, params: &Params) -> String 
         p { (doc["numberReturned"]) " of " (doc["numberMatched"]) " features (written " (text(&doc["timeStamp"])) ")." }
         (links(&doc["links"]))
         (form(c, params))
-        table {
-            caption { (title) }
-            thead { tr {
-                th scope="col" { "feature" } th scope="col" { "point" }
-                @for name in &columns { th scope="col" { (name) } }
-            } }
-            tbody { @for f in features { tr {
-                td { a href={ (url) "/" (f["id"]) "?f=html" } { (f["id"]) } }
-                td { (point(&f["geometry"])) }
-                @for name in &columns { td { (text(&f["properties"][name.as_str()])) } }
-            } } }
+        // A record has up to 40 fields: the table scrolls within the page (focusable, so a
+        // keyboard can scroll it), as the site's wide tables do.
+        div.table-scroll tabindex="0" role="region" aria-label={ (title) " (table)" } {
+            table {
+                caption { (title) }
+                thead { tr {
+                    th scope="col" { "feature" } th scope="col" { "point" }
+                    @for name in &columns { th scope="col" { (name) } }
+                } }
+                tbody { @for f in features { tr {
+                    td { a href={ (url) "/" (f["id"]) "?f=html" } { (f["id"]) } }
+                    td { (point(&f["geometry"])) }
+                    @for name in &columns { td { (text(&f["properties"][name.as_str()])) } }
+                } } }
+            }
         }
     };
     page(Section::Docs, &title, body)
