@@ -6,7 +6,8 @@
 #
 #   BEFORE="$BENCH_BIN/serve-base" bench/ab.sh DB URL
 #
-# Env: BEFORE (required), SERVER (target/release/roadtraffic-serve), ROUNDS (4), DURATION (8s),
+# Env: BEFORE (required), BEFORE_DB (the file the older build serves, when the schema changed
+#      between the two: the same release loaded by the older loader; default DB), SERVER (target/release/roadtraffic-serve), ROUNDS (4), DURATION (8s),
 #      SERVE_ARGS (extra options for both servers, e.g. "--response-cache-mb 0"), PORT (18501:
 #      the two servers use PORT and PORT+1).
 set -euo pipefail
@@ -21,8 +22,9 @@ ROUNDS=${ROUNDS:-4} DURATION=${DURATION:-8s} PORT=${PORT:-18501}
 EXTRA=(${SERVE_ARGS:-})
 
 declare -A BIN=([before]=$BEFORE [ours]=$SERVER) AT=([before]=$PORT [ours]=$((PORT + 1))) PID=()
+declare -A FILE=([before]=$(realpath "${BEFORE_DB:-$DB}") [ours]=$DB)
 for build in before ours; do
-    "${BIN[$build]}" --db "$DB" --bind "127.0.0.1:${AT[$build]}" "${EXTRA[@]}" 2> /dev/null &
+    "${BIN[$build]}" --db "${FILE[$build]}" --bind "127.0.0.1:${AT[$build]}" "${EXTRA[@]}" 2> /dev/null &
     PID[$build]=$!
 done
 trap 'kill "${PID[before]}" "${PID[ours]}" 2> /dev/null || true' EXIT

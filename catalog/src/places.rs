@@ -9,7 +9,9 @@
 //! disagree on where it is are each judged on their own values, and the R*Tree's 32-bit
 //! bounds (rounded outwards) and the places of other datasets only widen the candidates.
 
-use crate::Dataset;
+use std::sync::OnceLock;
+
+use crate::{Dataset, DATASETS};
 
 /// The column that names a place: the count point (the id of a count point record).
 pub const PLACE_KEY: &str = "count_point_id";
@@ -44,8 +46,19 @@ pub struct Places {
 }
 
 impl Places {
-    /// The dataset's places, if its records have coordinates and a count point.
+    /// The dataset's places, if its records have coordinates and a count point. Asked on
+    /// every request of a listing: the catalogue's datasets are looked at once, then found by
+    /// address.
     pub fn of(d: &'static Dataset) -> Option<Places> {
+        static KNOWN: OnceLock<Vec<Option<Places>>> = OnceLock::new();
+        let known = KNOWN.get_or_init(|| DATASETS.iter().map(|d| Places::find(d)).collect());
+        match DATASETS.iter().position(|k| std::ptr::eq(*k, d)) {
+            Some(i) => known[i],
+            None => Places::find(d),
+        }
+    }
+
+    fn find(d: &'static Dataset) -> Option<Places> {
         let stored = |name| d.column(name).is_some_and(|c| c.stored);
         let has_all = [PLACE_KEY, LONGITUDE, LATITUDE, EASTING, NORTHING]
             .into_iter()
