@@ -89,9 +89,10 @@ def median_ms(samples):
 
 def boxes(conn, n):
     """10 km boxes around random count points (WGS 84)."""
-    points = conn.execute(
+    # Chosen by the seeded generator, so that every run asks the same questions.
+    points = rng.sample(conn.execute(
         "SELECT CAST(longitude AS REAL), CAST(latitude AS REAL) FROM count_points "
-        "WHERE longitude IS NOT NULL ORDER BY random() LIMIT ?", (n,)).fetchall()
+        "WHERE longitude IS NOT NULL ORDER BY id").fetchall(), n)
     out = []
     for lon, lat in points:
         half_lat = KM10_LAT / 2
@@ -195,7 +196,9 @@ def main():
 def run(conn, flat, base, proc):
     api = base + "/api"
     qs = boxes(conn, ROUNDS)
-    las = [r[0] for r in conn.execute("SELECT id FROM local_authorities ORDER BY random()").fetchall()]
+    las = [r[0] for r in conn.execute("SELECT id FROM local_authorities ORDER BY id").fetchall()]
+    rng.shuffle(las)
+    grid_points = conn.execute("SELECT easting, northing FROM count_points WHERE easting IS NOT NULL ORDER BY id").fetchall()
     raw_box, raw_scan, raw_flat, raw_plain, cp_box, cp_sql, cp_scan, near, near5, near_scan = ([] for _ in range(10))
     for i, b in enumerate(qs):
         box = ",".join(f"{v:.6f}" for v in b)
@@ -222,7 +225,7 @@ def run(conn, flat, base, proc):
         lon, lat = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
         near.append(timed(lambda: fetch(f"{api}/count-points?filter%5Bnear%5D={lon:.6f},{lat:.6f},20000&page%5Bsize%5D=10"))[0])
         near5.append(timed(lambda: fetch(f"{api}/count-points?filter%5Bnear%5D={lon:.6f},{lat + 0.001:.6f},5000&page%5Bsize%5D=10"))[0])
-        e, n = conn.execute("SELECT easting, northing FROM count_points WHERE easting IS NOT NULL ORDER BY random() LIMIT 1").fetchone()
+        e, n = rng.choice(grid_points)
         near_scan.append(timed(lambda: scan_nearest(conn, e, n))[0])
     print(f"{ROUNDS} questions each, median ms (each a new box or point: every total counted)\n")
     print("| question | server | baseline | baseline / server |")
