@@ -62,7 +62,7 @@ impl Area {
     /// `minLon,minLat,maxLon,maxLat` (WGS 84), as `filter[bbox]` takes it: a box that must
     /// overlap the grid's area of use.
     pub fn parse_bbox(name: &str, text: &str) -> Result<Area, Refusal> {
-        let area = Area::parse_box(name, text, Crs::Crs84)?;
+        let area = checked_box(name, text, Crs::Crs84, false, "minLon,minLat,maxLon,maxLat")?;
         let Area::Box { min, max, .. } = &area else {
             unreachable!("parse_box makes a box")
         };
@@ -79,7 +79,7 @@ impl Area {
     /// Four numbers `minX,minY,maxX,maxY` in `crs`, each axis in order (a six-number box's
     /// heights are not ours to filter on, so it is refused).
     pub fn parse_box(name: &str, text: &str, crs: Crs) -> Result<Area, Refusal> {
-        checked_box(name, text, crs, false)
+        checked_box(name, text, crs, false, "minX,minY,maxX,maxY")
     }
 
     /// OGC API - Features' `bbox` in `crs`: as [`Area::parse_box`], but in WGS 84 a minimum
@@ -87,7 +87,7 @@ impl Area {
     /// then from -180 to maxX), as the standard allows (its example: New Zealand's waters).
     /// Nothing else is asked of the box: one that holds no count point simply matches none.
     pub fn parse_ogc_box(name: &str, text: &str, crs: Crs) -> Result<Area, Refusal> {
-        checked_box(name, text, crs, crs == Crs::Crs84)
+        checked_box(name, text, crs, crs == Crs::Crs84, "minX,minY,maxX,maxY")
     }
 
     /// `lon,lat,radius_m`, as `filter[near]` takes it: a point in the grid's area of use and a
@@ -125,9 +125,16 @@ impl Area {
 }
 
 /// A box of four numbers in `crs`, each within the CRS's bounds and each axis in order, but
-/// the longitudes of a box across the antimeridian where `may_wrap`.
-fn checked_box(name: &str, text: &str, crs: Crs, may_wrap: bool) -> Result<Area, Refusal> {
-    let [x0, y0, x1, y1] = numbers::<4>(name, text, "minX,minY,maxX,maxY")?;
+/// the longitudes of a box across the antimeridian where `may_wrap`; `shape` names the four
+/// numbers in messages.
+fn checked_box(
+    name: &str,
+    text: &str,
+    crs: Crs,
+    may_wrap: bool,
+    shape: &str,
+) -> Result<Area, Refusal> {
+    let [x0, y0, x1, y1] = numbers::<4>(name, text, shape)?;
     let (names, bounds) = match crs {
         Crs::Crs84 => (["longitude", "latitude"], [-180.0, -90.0, 180.0, 90.0]),
         Crs::BritishNationalGrid => (["easting", "northing"], GRID_EXTENT),
@@ -200,7 +207,7 @@ mod tests {
             }
         );
         assert!(refused(Area::parse_bbox("filter[bbox]", "1,2,3")).contains("4 comma-separated"));
-        assert!(refused(Area::parse_bbox("filter[bbox]", "-2,x,-1,53")).contains("minY `x`"));
+        assert!(refused(Area::parse_bbox("filter[bbox]", "-2,x,-1,53")).contains("minLat `x`"));
         assert!(refused(Area::parse_bbox("filter[bbox]", "-2,NaN,-1,53")).contains("NaN"));
         assert!(refused(Area::parse_bbox("filter[bbox]", "-2,inf,-1,53")).contains("inf"));
         assert!(refused(Area::parse_bbox("filter[bbox]", "-1,52,-2,53")).contains("above"));
