@@ -242,7 +242,7 @@ impl Plan<'_> {
                 Condition::Nothing => terms.push("0".to_string()),
                 Condition::Within(places, area) => {
                     let column = |name: &str| self.column_named(name, joined);
-                    terms.push(sql::term(places, area, &column));
+                    terms.push(sql::term(places, area, &column, &mut args));
                 }
                 Condition::In(col, values) if values.len() == 1 => {
                     terms.push(format!("{} = ?", self.qualified(col, joined)));

@@ -1,7 +1,11 @@
 //! The SQL of an area: which count points the spatial index finds in it, then each row's own
-//! coordinates checked exactly (see `roadtraffic_catalog::places`). Numbers are written into
-//! the SQL rather than bound: they are finite `f64`s written so that they read back exactly,
-//! and an ORDER BY by distance can then use them without its own arguments.
+//! coordinates checked exactly (see `roadtraffic_catalog::places`). A box's numbers are bound
+//! as arguments, so that every box asks one statement, prepared once per connection; a radius's
+//! are written into the SQL, since its centre is also in the ORDER BY and the select list
+//! (`distance_squared`), which take no arguments of their own: finite `f64`s, written so that
+//! they read back exactly.
+
+use rusqlite::types::Value as SqlValue;
 
 use roadtraffic_catalog::places::{
     Places, EASTING, INDEX_TABLE, LATITUDE, LONGITUDE, NORTHING, PLACE_KEY,
@@ -15,39 +19,65 @@ fn lit(v: f64) -> String {
     format!("{v:?}")
 }
 
-/// The WHERE term that keeps the rows of `places` in `area`. `column` names a column as the
-/// query reads it (qualified by its table's alias).
-pub fn term(places: &Places, area: &Area, column: &dyn Fn(&str) -> String) -> String {
+/// How a term's numbers go into its SQL, in the order they appear in it.
+enum Numbers<'a> {
+    /// As `?`, their values pushed onto the query's arguments.
+    Bound(&'a mut Vec<SqlValue>),
+    Written,
+}
+
+impl Numbers<'_> {
+    fn put(&mut self, v: f64) -> String {
+        match self {
+            Numbers::Bound(args) => {
+                args.push(SqlValue::Real(v));
+                "?".to_string()
+            }
+            Numbers::Written => lit(v),
+        }
+    }
+}
+
+/// The WHERE term that keeps the rows of `places` in `area`, its arguments pushed onto
+/// `args`. `column` names a column as the query reads it (qualified by its table's alias).
+pub fn term(
+    places: &Places,
+    area: &Area,
+    column: &dyn Fn(&str) -> String,
+    args: &mut Vec<SqlValue>,
+) -> String {
     let key = match places.key_is_id() {
         true => column("id"),
         false => column(PLACE_KEY),
     };
     let (index_dims, exact) = match area {
-        Area::Box { crs, min, max } => box_term(*crs, *min, *max, column),
+        Area::Box { crs, min, max } => box_term(*crs, *min, *max, column, Numbers::Bound(args)),
         Area::Near { centre, radius } => {
+            let (min, max) = (
+                [centre.easting - radius, centre.northing - radius],
+                [centre.easting + radius, centre.northing + radius],
+            );
+            let index = index_box(["e", "n"], min, max, &mut Numbers::Written);
             let within = format!(
                 "{} <= {}",
                 distance_squared(centre, column),
                 lit(radius * radius)
             );
-            let (min, max) = (
-                [centre.easting - radius, centre.northing - radius],
-                [centre.easting + radius, centre.northing + radius],
-            );
-            (index_box(["e", "n"], min, max), within)
+            (index, within)
         }
     };
     format!("{key} IN (SELECT {PLACE_KEY} FROM {INDEX_TABLE} WHERE {index_dims}) AND {exact}")
 }
 
-/// The index's test (its entries that overlap the box) and the exact test of a row. A WGS 84
-/// box across the antimeridian (minimum longitude above the maximum) takes the longitudes
-/// from its minimum east to 180 and from -180 to its maximum.
+/// The index's test (its entries that overlap the box) and the exact test of a row, their
+/// numbers put in that order. A WGS 84 box across the antimeridian (minimum longitude above
+/// the maximum) takes the longitudes from its minimum east to 180 and from -180 to its maximum.
 fn box_term(
     crs: Crs,
     min: [f64; 2],
     max: [f64; 2],
     column: &dyn Fn(&str) -> String,
+    mut n: Numbers,
 ) -> (String, String) {
     let (dims, [x, y]) = match crs {
         Crs::Crs84 => (
@@ -56,34 +86,44 @@ fn box_term(
         ),
         Crs::BritishNationalGrid => (["e", "n"], [EASTING, NORTHING].map(column)),
     };
-    let y_exact = format!("{y} BETWEEN {} AND {}", lit(min[1]), lit(max[1]));
+    let [a, b] = dims;
     if min[0] > max[0] {
-        let [a, b] = dims;
-        let (lo, hi) = (lit(min[0]), lit(max[0]));
         let index = format!(
-            "(max_{a} >= {lo} OR min_{a} <= {hi}) AND max_{b} >= {} AND min_{b} <= {}",
-            lit(min[1]),
-            lit(max[1])
+            "(max_{a} >= {} OR min_{a} <= {}) AND max_{b} >= {} AND min_{b} <= {}",
+            n.put(min[0]),
+            n.put(max[0]),
+            n.put(min[1]),
+            n.put(max[1])
         );
-        return (index, format!("({x} >= {lo} OR {x} <= {hi}) AND {y_exact}"));
+        let exact = format!(
+            "({x} >= {} OR {x} <= {}) AND {y} BETWEEN {} AND {}",
+            n.put(min[0]),
+            n.put(max[0]),
+            n.put(min[1]),
+            n.put(max[1])
+        );
+        return (index, exact);
     }
+    let index = index_box(dims, min, max, &mut n);
     let exact = format!(
-        "{x} BETWEEN {} AND {} AND {y_exact}",
-        lit(min[0]),
-        lit(max[0])
+        "{x} BETWEEN {} AND {} AND {y} BETWEEN {} AND {}",
+        n.put(min[0]),
+        n.put(max[0]),
+        n.put(min[1]),
+        n.put(max[1])
     );
-    (index_box(dims, min, max), exact)
+    (index, exact)
 }
 
 /// The R*Tree entries that overlap a box in two of its dimensions.
-fn index_box(dims: [&str; 2], min: [f64; 2], max: [f64; 2]) -> String {
+fn index_box(dims: [&str; 2], min: [f64; 2], max: [f64; 2], n: &mut Numbers) -> String {
     let [a, b] = dims;
     format!(
         "max_{a} >= {} AND min_{a} <= {} AND max_{b} >= {} AND min_{b} <= {}",
-        lit(min[0]),
-        lit(max[0]),
-        lit(min[1]),
-        lit(max[1])
+        n.put(min[0]),
+        n.put(max[0]),
+        n.put(min[1]),
+        n.put(max[1])
     )
 }
 
@@ -132,12 +172,14 @@ mod tests {
                 false => d.table.to_string(),
             };
             for area in &areas {
-                let term = term(&places, area, &|c| format!("t.{c}"));
+                let mut args = Vec::new();
+                let term = term(&places, area, &|c| format!("t.{c}"), &mut args);
+                assert_eq!(args.len(), term.matches('?').count(), "{term}");
                 let sql = format!("EXPLAIN QUERY PLAN SELECT * FROM {source} t WHERE {term}");
                 let plan: Vec<String> = db
                     .prepare(&sql)
                     .unwrap()
-                    .query_map([], |r| r.get::<_, String>(3))
+                    .query_map(rusqlite::params_from_iter(&args), |r| r.get::<_, String>(3))
                     .unwrap()
                     .collect::<Result<_, _>>()
                     .unwrap();
