@@ -3,7 +3,7 @@
 //! catalogue (`params`), planned (`plan`), its page found (`paging`), its records written
 //! (`records`) inside its envelope (`envelope`, `legacy`), under the query time limit.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rusqlite::types::Value as SqlValue;
 
@@ -127,12 +127,7 @@ impl ListRequest {
         flush: &mut Flush,
     ) -> Result<Vec<u8>, ApiError> {
         let conn = release.timed_connection(time_limit)?;
-        let mut timed_flush = |chunk: Vec<u8>| {
-            let waiting = Instant::now();
-            let result = flush(chunk);
-            conn.allow_more(waiting.elapsed());
-            result
-        };
+        let mut timed_flush = conn.paced(flush);
         let capacity = self.rows_asked().clamp(1, 1400) as usize * 800;
         let mut body = Body::new(capacity, &mut timed_flush);
         let pager = Pager {

@@ -3,7 +3,7 @@
 //! windows), and one feature by its id. Written by the API's own feature writer and pager, so
 //! a filtered window is found as fast at any offset as a filtered page of the JSON API.
 
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use rusqlite::types::Value as SqlValue;
 
@@ -31,12 +31,7 @@ pub fn write_items(
     flush: &mut Flush,
 ) -> Result<Vec<u8>, ApiError> {
     let conn = release.timed_connection(time_limit)?;
-    let mut timed_flush = |chunk: Vec<u8>| {
-        let waiting = Instant::now();
-        let result = flush(chunk);
-        conn.allow_more(waiting.elapsed());
-        result
-    };
+    let mut timed_flush = conn.paced(flush);
     let capacity = items.window.size.clamp(1, 1400) as usize * 800;
     let mut body = Body::new(capacity, &mut timed_flush);
     let mut writer = FeatureWriter::of(&items.request, release, items.crs);

@@ -51,6 +51,20 @@ impl TimedConnection {
             .allowed
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, more);
     }
+
+    /// `flush`, with the time it spends waiting (for the client to take a chunk) given back to
+    /// the limit: a slow reader never makes a query run over its time.
+    pub fn paced<'a, E>(
+        &'a self,
+        flush: &'a mut dyn FnMut(Vec<u8>) -> Result<(), E>,
+    ) -> impl FnMut(Vec<u8>) -> Result<(), E> + 'a {
+        move |chunk| {
+            let waiting = Instant::now();
+            let result = flush(chunk);
+            self.allow_more(waiting.elapsed());
+            result
+        }
+    }
 }
 
 impl Deref for TimedConnection {
