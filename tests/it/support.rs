@@ -386,3 +386,42 @@ pub fn with_a_digit_changed(zip: &[u8]) -> Vec<u8> {
     };
     bytes
 }
+
+/// Schemathesis with all its checks on the description at `url` (no 5xx, no response that
+/// breaks it, no undocumented status, schema-valid requests accepted and invalid ones
+/// refused), but `exclude`, and with `config` (a `schemathesis.toml`'s text) for what a check
+/// may accept. Its example database is off: examples kept from earlier runs (in
+/// `.hypothesis/`) would make a run depend on the runs before it rather than on its seed alone.
+/// Without the tool, says what it skips (fails in CI).
+pub fn fuzz_description(url: &str, seed: &str, config: &str, exclude: &[&str]) {
+    let Some(st) = tool("st") else { return };
+    let config_file = scratch_dir().join("schemathesis.toml");
+    std::fs::write(&config_file, config).unwrap();
+    let mut command = std::process::Command::new(st);
+    command
+        .arg("--config-file")
+        .arg(&config_file)
+        .args(["run", url, "--checks", "all"]);
+    if !exclude.is_empty() {
+        command.args(["--exclude-checks", &exclude.join(",")]);
+    }
+    let out = command
+        .args([
+            "--max-examples",
+            "12",
+            "--seed",
+            seed,
+            "--max-failures",
+            "10",
+        ])
+        .args(["--generation-database", "none"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "the fuzzer found failures:\n{text}");
+    assert!(
+        text.contains(" passed"),
+        "the fuzzer tested nothing:\n{text}"
+    );
+}

@@ -87,28 +87,24 @@ fn box_term(
         Crs::BritishNationalGrid => (["e", "n"], [EASTING, NORTHING].map(column)),
     };
     let [a, b] = dims;
-    if min[0] > max[0] {
-        let index = format!(
+    let wraps = min[0] > max[0];
+    let index = match wraps {
+        true => format!(
             "(max_{a} >= {} OR min_{a} <= {}) AND max_{b} >= {} AND min_{b} <= {}",
             n.put(min[0]),
             n.put(max[0]),
             n.put(min[1]),
             n.put(max[1])
-        );
-        let exact = format!(
-            "({x} >= {} OR {x} <= {}) AND {y} BETWEEN {} AND {}",
-            n.put(min[0]),
-            n.put(max[0]),
-            n.put(min[1]),
-            n.put(max[1])
-        );
-        return (index, exact);
-    }
-    let index = index_box(dims, min, max, &mut n);
+        ),
+        false => index_box(dims, min, max, &mut n),
+    };
+    // The x test's numbers before the y test's: they are put in the order they are written.
+    let x_exact = match wraps {
+        true => format!("({x} >= {} OR {x} <= {})", n.put(min[0]), n.put(max[0])),
+        false => format!("{x} BETWEEN {} AND {}", n.put(min[0]), n.put(max[0])),
+    };
     let exact = format!(
-        "{x} BETWEEN {} AND {} AND {y} BETWEEN {} AND {}",
-        n.put(min[0]),
-        n.put(max[0]),
+        "{x_exact} AND {y} BETWEEN {} AND {}",
         n.put(min[1]),
         n.put(max[1])
     );
