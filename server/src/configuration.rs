@@ -72,6 +72,14 @@ pub struct Config {
     /// MiB; past it the oldest half is forgotten.
     #[arg(long, env = "ROADTRAFFIC_FILTER_SET_CACHE_MIB", default_value_t = 16)]
     pub filter_set_cache_mib: u64,
+    /// Where the downloads are kept once written (each national file as CSV, zip and Parquet,
+    /// and the split files asked for), a folder per release; by default beside --db, in
+    /// FILE.downloads. If it cannot be made, a folder in the system's temporary folder.
+    #[arg(long, env = "ROADTRAFFIC_DOWNLOADS_DIR")]
+    pub downloads_dir: Option<PathBuf>,
+    /// Write the national files only when first asked for, not as soon as a release is served.
+    #[arg(long, env = "ROADTRAFFIC_LAZY_DOWNLOADS")]
+    pub lazy_downloads: bool,
 }
 
 pub const DEFAULT_DB: &str = "data/roadtraffic.db";
@@ -102,6 +110,15 @@ impl Config {
     /// What the learnt filter sets may hold, in bytes.
     pub fn filter_set_bytes(&self) -> usize {
         usize::try_from(self.filter_set_cache_mib << 20).unwrap_or(usize::MAX)
+    }
+
+    /// The folder the downloads are kept in (`--downloads-dir`).
+    pub fn downloads_dir(&self) -> PathBuf {
+        self.downloads_dir.clone().unwrap_or_else(|| {
+            let mut name = self.db.as_os_str().to_owned();
+            name.push(".downloads");
+            PathBuf::from(name)
+        })
     }
 
     /// The base path without a trailing slash (`/api`).

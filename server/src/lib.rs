@@ -35,6 +35,7 @@ pub mod error;
 pub mod html;
 mod ogc;
 pub mod ops;
+mod ranged;
 mod ratelimit;
 pub mod release;
 mod routes;

@@ -52,6 +52,12 @@ pub fn bind(config: Config) -> std::io::Result<Running> {
         metrics: metrics.clone(),
         state: AppState::new(current, config.clone()),
     });
+    if !config.lazy_downloads {
+        keep_downloads_written(
+            &router,
+            Duration::from_millis(config.watch_interval.max(50)),
+        );
+    }
     let headers_config = config.clone();
     let app_router = router.clone();
     let server = HttpServer::new(move || {
@@ -84,6 +90,28 @@ pub fn bind(config: Config) -> std::io::Result<Running> {
         addr,
         router,
     })
+}
+
+/// Writes the national files of each release served before they are asked for, on a thread
+/// of its own, for as long as the server is up.
+fn keep_downloads_written(router: &web::Data<Router>, every: Duration) {
+    let router = Arc::downgrade(&router.clone().into_inner());
+    std::thread::spawn(move || {
+        let runtime = actix_web::rt::System::new();
+        let mut written = String::new();
+        while let Some(router) = router.upgrade() {
+            let release = router.state.current.get().ok();
+            if let Some(release) = release.filter(|r| r.tag != written) {
+                written.clone_from(&release.tag);
+                let store = router.state.downloads(&release);
+                drop(router);
+                runtime.block_on(crate::downloads::warm(store, release));
+                continue;
+            }
+            drop(router);
+            std::thread::sleep(every);
+        }
+    });
 }
 
 /// The headers of every response, as the public service sends them; `cache-control` as

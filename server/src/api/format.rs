@@ -4,18 +4,25 @@
 use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Dataset, DATASETS};
 
-/// The formats a listing is served in: JSON (paged for the big tables), CSV, NDJSON, and
-/// GeoJSON for the datasets with places.
+/// The formats a listing is served in: JSON (paged for the big tables), CSV, NDJSON, Parquet,
+/// and GeoJSON for the datasets with places.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Json,
     Csv,
     Ndjson,
     GeoJson,
+    Parquet,
 }
 
 impl Format {
-    pub const ALL: [Format; 4] = [Format::Json, Format::Csv, Format::Ndjson, Format::GeoJson];
+    pub const ALL: [Format; 5] = [
+        Format::Json,
+        Format::Csv,
+        Format::Ndjson,
+        Format::GeoJson,
+        Format::Parquet,
+    ];
 
     /// Whether a dataset is served in this format: GeoJSON needs places.
     pub fn serves(self, d: &'static Dataset) -> bool {
@@ -29,6 +36,7 @@ impl Format {
             Format::Csv => ".csv",
             Format::Ndjson => ".ndjson",
             Format::GeoJson => ".geojson",
+            Format::Parquet => ".parquet",
         }
     }
 
@@ -38,6 +46,8 @@ impl Format {
             Format::Csv => "text/csv; charset=utf-8",
             Format::Ndjson => "application/x-ndjson",
             Format::GeoJson => super::features::CONTENT_TYPE,
+            // IANA's media type for Parquet (registered 2024).
+            Format::Parquet => "application/vnd.apache.parquet",
         }
     }
 }

@@ -89,6 +89,7 @@ fn summary(d: &Dataset, format: Format) -> String {
         Format::Csv => format!("{what} as CSV: every matching record"),
         Format::Ndjson => format!("{what} as NDJSON: every matching record"),
         Format::GeoJson => format!("{what} as GeoJSON: every matching record, a feature each"),
+        Format::Parquet => format!("{what} as Parquet: every matching record"),
     }
 }
 
@@ -110,6 +111,7 @@ fn description(d: &'static Dataset, form: Format) -> String {
         Format::Csv => " Every matching record, no pagination, as CSV with a header of the fields; text holding a comma, quote or line end is quoted.".into(),
         Format::Ndjson => " Every matching record, no pagination, one JSON record a line.".into(),
         Format::GeoJson => " Every matching record, no pagination, as an RFC 7946 GeoJSON FeatureCollection, streamed: each feature a Point at the record's longitude and latitude (at most 7 decimals; `\"geometry\": null` for a record without them), its `id` the record's id, its `properties` the record.".into(),
+        Format::Parquet => " Every matching record, no pagination, as an Apache Parquet file (zstd) of the fields, in the CSV form's order and under its names: integers as INT32 or INT64, decimals as DOUBLE, `count_date` as DATE, text as dictionary-encoded UTF-8, empty values as nulls. Streamed, so its length is not known beforehand (`Accept-Ranges: none`): a query engine that reads byte ranges wants the whole-table files of `/downloads` instead.".into(),
     };
     let format = match (form, Places::of(d)) {
         (Format::Json, Some(_)) if d.paginated => format!("{format} Asked with `Accept: application/geo+json`, the page is a GeoJSON FeatureCollection instead of the envelope, with `numberMatched`, `numberReturned` and `links` (`self`, `first`, `prev`, `next`, `last`)."),
@@ -258,6 +260,7 @@ fn responses(d: &'static Dataset, format: Format, config: &Config) -> Value {
             json!({"type": "array", "items": {"$ref": format!("#/components/schemas/{record}")}})
         }
         Format::Csv | Format::Ndjson => json!({"type": "string"}),
+        Format::Parquet => json!({"type": "string", "format": "binary"}),
         Format::GeoJson => json!({"$ref": "#/components/schemas/FeatureCollection"}),
     };
     let mut headers = Map::new();

@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use rusqlite::types::ValueRef;
+
 use roadtraffic_catalog::{AreaField, Column, Dataset, Fill, NationalFile, Splits};
 
 /// Where a cell of the file comes from.
@@ -33,7 +35,54 @@ pub enum Quoting {
 pub struct Layout {
     pub headers: Vec<String>,
     pub cells: Vec<Cell>,
+    /// The catalogue's column of each cell (none for `distance_m`): its type in a Parquet file.
+    pub columns: Vec<Option<&'static Column>>,
     pub quoting: Quoting,
+}
+
+/// A cell's value in a row, whatever the file it is written to.
+#[derive(Debug, Clone, Copy)]
+pub enum CellValue<'a> {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(&'a [u8]),
+}
+
+impl Cell {
+    /// The cell's value in `row`.
+    pub fn read<'a>(
+        &self,
+        row: &'a rusqlite::Row,
+        areas: &'a AreaNames,
+    ) -> rusqlite::Result<CellValue<'a>> {
+        Ok(match *self {
+            Cell::Stored(at) => match row.get_ref(at)? {
+                ValueRef::Null => CellValue::Null,
+                ValueRef::Integer(i) => CellValue::Integer(i),
+                ValueRef::Real(f) => CellValue::Real(f),
+                ValueRef::Text(t) | ValueRef::Blob(t) => CellValue::Text(t),
+            },
+            Cell::Area(field, id_at) => {
+                let id = row.get_ref(id_at)?.as_i64().ok();
+                match id.and_then(|id| areas.get(field, id)) {
+                    Some(name) => CellValue::Text(name.as_bytes()),
+                    None => CellValue::Null,
+                }
+            }
+            Cell::CodeNumber { at, codes } => {
+                let code = row.get_ref(at)?.as_str().ok();
+                match code.and_then(|c| codes.iter().position(|k| k.eq_ignore_ascii_case(c))) {
+                    Some(n) => CellValue::Integer(n as i64 + 1),
+                    None => CellValue::Null,
+                }
+            }
+            Cell::Distance(at) => match row.get::<_, Option<f64>>(at)? {
+                Some(squared) => CellValue::Real(crate::spatial::sql::metres(squared)),
+                None => CellValue::Null,
+            },
+        })
+    }
 }
 
 /// The cell of a column the records do not store, when the file has it.
@@ -63,19 +112,21 @@ fn of_columns(
     quoting: Quoting,
 ) -> Layout {
     let stored: Vec<&str> = d.stored_columns().map(|c| c.name).collect();
-    let cells = columns
+    let (cells, columns) = columns
         .iter()
         .filter_map(|name| {
             let c = d.column(name)?;
-            match stored.iter().position(|s| s == name) {
+            let cell = match stored.iter().position(|s| s == name) {
                 Some(at) if c.stored => Some(Cell::Stored(at)),
                 _ => derived_cell(d, c, &stored),
-            }
+            };
+            Some((cell?, Some(c)))
         })
-        .collect();
+        .unzip();
     Layout {
         headers,
         cells,
+        columns,
         quoting,
     }
 }
@@ -108,6 +159,7 @@ impl Layout {
         Layout {
             headers: fields.iter().map(|c| c.name.to_string()).collect(),
             cells: (0..fields.len()).map(Cell::Stored).collect(),
+            columns: fields.iter().map(|c| Some(*c)).collect(),
             quoting: Quoting::WhereNeeded,
         }
     }
@@ -116,6 +168,7 @@ impl Layout {
     pub fn with_distance(mut self, at: usize) -> Layout {
         self.headers.push("distance_m".to_string());
         self.cells.push(Cell::Distance(at));
+        self.columns.push(None);
         self
     }
 
@@ -136,6 +189,14 @@ pub struct AreaNames {
 }
 
 impl AreaNames {
+    /// The names a layout needs: none unless it has area columns.
+    pub fn for_layout(conn: &rusqlite::Connection, layout: &Layout) -> rusqlite::Result<Self> {
+        match layout.uses_areas() {
+            true => AreaNames::read(conn),
+            false => Ok(AreaNames::default()),
+        }
+    }
+
     pub fn read(conn: &rusqlite::Connection) -> rusqlite::Result<AreaNames> {
         let read = |table: &str| -> rusqlite::Result<NamesById> {
             let mut stmt = conn.prepare(&format!("SELECT id, name, ons_code FROM {table}"))?;

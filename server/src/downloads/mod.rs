@@ -1,18 +1,34 @@
 //! Downloads: each dataset whole as DfT publishes it (its national file, plain or zipped, and
-//! its per-area split files at DfT's paths), and any listing of the API whole as CSV or NDJSON,
-//! streamed from SQLite. The paths and layouts come from the catalogue's national files.
+//! its per-area split files at DfT's paths), each of them also as Parquet, and any listing of
+//! the API whole as CSV, NDJSON, GeoJSON or Parquet. The files are written once per release
+//! and kept (`store`), so that they are served with a length and byte ranges; the listings
+//! are streamed from SQLite. The paths and layouts come from the catalogue's national files.
 
 pub mod layout;
 mod page;
+pub mod parquet;
+pub mod store;
+mod warm;
 mod write;
 
 pub use page::page;
+pub use warm::warm;
 pub use write::{export, Export};
 
 use roadtraffic_catalog::{Dataset, NationalFile, Splits, DATASETS};
 
+use std::io::Write;
+use std::sync::Arc;
+
 use crate::api::ListRequest;
+use crate::error::ApiError;
+use crate::release::Release;
 use layout::Layout;
+use store::{Store, Stored};
+
+/// The columns a whole table's Parquet file is sorted by, those of them the dataset has: a
+/// filter on the year, or on an area, then skips most row groups by their statistics.
+const PARQUET_SORT: [&str; 2] = ["year", "local_authority_id"];
 
 /// A download the path names, with the request that finds its rows.
 pub struct Download {
@@ -33,24 +49,46 @@ pub fn resolve(path: &str) -> Option<Download> {
     }
 }
 
+/// The whole-table files of every dataset: its national file's paths under `/downloads/`, as
+/// CSV, zip and Parquet.
+pub fn national_paths() -> impl Iterator<Item = String> {
+    let stems = DATASETS.iter().filter_map(|d| {
+        let name = d.national_file()?.name;
+        name.strip_suffix(".csv")
+    });
+    stems.flat_map(|stem| [".parquet", ".csv", ".zip"].map(|suffix| format!("{stem}{suffix}")))
+}
+
 fn national(file: &str) -> Option<Download> {
     DATASETS.iter().find_map(|d| {
         let national = d.national_file()?;
         let names = std::iter::once(national.name).chain(national.aliases.iter().copied());
         names.into_iter().find_map(|name| {
             let stem = name.strip_suffix(".csv")?;
-            let zipped = match file.strip_prefix(stem)? {
-                ".csv" => false,
-                ".zip" => true,
+            let layout = Layout::national(d, national);
+            let mut request = ListRequest::everything(d);
+            let export = match file.strip_prefix(stem)? {
+                ".csv" => Export::Csv(layout),
+                ".zip" => Export::Zip(layout, name.to_string()),
+                ".parquet" => {
+                    let sort = PARQUET_SORT
+                        .iter()
+                        .filter_map(|c| d.column(c).filter(|c| c.stored));
+                    request.sort = sort.map(|c| (c, false)).collect();
+                    let sorted_by = (request.sort.iter())
+                        .filter_map(|(c, _)| {
+                            layout
+                                .columns
+                                .iter()
+                                .position(|l| l.is_some_and(|l| l.name == c.name))
+                        })
+                        .collect();
+                    Export::Parquet(layout, sorted_by)
+                }
                 _ => return None,
             };
-            let layout = Layout::national(d, national);
-            let export = match zipped {
-                true => Export::Zip(layout, name.to_string()),
-                false => Export::Csv(layout),
-            };
             Some(Download {
-                request: ListRequest::everything(d),
+                request,
                 export,
                 name: file.to_string(),
                 area: None,
@@ -79,20 +117,50 @@ fn split(folder: &str, by: &str, file: &str) -> Option<Download> {
             Some((*d, national, splits))
         })?;
     let by = *splits.by.iter().find(|b| **b == by)?;
-    let id: i64 = file
-        .strip_prefix(&format!("{}_{by}_", splits.stem))?
-        .strip_suffix(".csv")?
-        .parse()
-        .ok()?;
+    let rest = file.strip_prefix(&format!("{}_{by}_", splits.stem))?;
+    let (id, parquet) = match rest.strip_suffix(".parquet") {
+        Some(id) => (id, true),
+        None => (rest.strip_suffix(".csv")?, false),
+    };
+    // Digits only: the path names a file of the store, and one id has one name.
+    if id.is_empty()
+        || id.len() > 18
+        || !id.bytes().all(|b| b.is_ascii_digit())
+        || (id.starts_with('0') && id != "0")
+    {
+        return None;
+    }
+    let id: i64 = id.parse().ok()?;
     let column = d.column(by)?;
     let mut request = ListRequest::matching(d, column, id);
     if splits.ids_descending {
         request.sort = d.column("id").map(|c| vec![(c, true)]).unwrap_or_default();
     }
+    let layout = Layout::split(d, national, &splits);
     Some(Download {
         request,
-        export: Export::Csv(Layout::split(d, national, &splits)),
+        export: match parquet {
+            true => Export::Parquet(layout, Vec::new()),
+            false => Export::Csv(layout),
+        },
         name: file.to_string(),
         area: Some((roadtraffic_catalog::identified_by(by)?.table, id)),
     })
+}
+
+/// The stored file of a download of `release` at `key` (its path under `/downloads/`),
+/// written now if it is not yet.
+pub async fn stored(
+    store: &Store,
+    release: Arc<Release>,
+    key: &str,
+    download: Download,
+) -> Result<Stored, ApiError> {
+    let heavy = download.area.is_none();
+    let build: store::Build = Box::new(move |out: &mut dyn Write| {
+        let mut flush = |chunk: Vec<u8>| out.write_all(&chunk).map_err(ApiError::internal);
+        let rest = export(&release, &download.request, &download.export, &mut flush)?;
+        out.write_all(&rest).map_err(ApiError::internal)
+    });
+    store.get(key, heavy, build).await
 }

@@ -4,11 +4,10 @@
 
 use std::io::Write;
 
-use rusqlite::types::ValueRef;
-
-use super::layout::{AreaNames, Cell, Layout, Quoting};
+use super::layout::{AreaNames, Cell, CellValue, Layout, Quoting};
+use super::parquet;
 use crate::api::features::{self, FeatureWriter};
-use crate::api::{Distance, JsonRecord, ListRequest, Plan, RowQuery};
+use crate::api::{Distance, Format, JsonRecord, ListRequest, Plan, RowQuery};
 use crate::error::ApiError;
 use crate::release::Release;
 use crate::spatial::Crs;
@@ -22,6 +21,20 @@ pub enum Export {
     Ndjson,
     /// A GeoJSON FeatureCollection (CRS84).
     GeoJson,
+    /// A Parquet file of the layout's columns; the rows sorted by the cells at these positions.
+    Parquet(Layout, Vec<usize>),
+}
+
+impl Export {
+    pub fn content_type(&self) -> &'static str {
+        match self {
+            Export::Csv(_) => Format::Csv.content_type(),
+            Export::Zip(..) => "application/zip",
+            Export::Ndjson => Format::Ndjson.content_type(),
+            Export::GeoJson => Format::GeoJson.content_type(),
+            Export::Parquet(..) => Format::Parquet.content_type(),
+        }
+    }
 }
 
 /// Runs the request (unpaginated) and writes every row it finds.
@@ -37,6 +50,9 @@ pub fn export(
     let written = match export {
         Export::Csv(layout) => csv(&conn, &query(), layout, &mut body),
         Export::Zip(layout, name) => zipped(&conn, &query(), layout, name, &mut body),
+        Export::Parquet(layout, sorted_by) => {
+            parquet(&conn, &query(), layout, sorted_by, &mut body)
+        }
         Export::Ndjson => ndjson(&conn, request, JsonRecord::of(request, release), &mut body),
         Export::GeoJson => {
             let mut writer = FeatureWriter::of(request, release, Crs::Crs84);
@@ -57,10 +73,7 @@ fn csv(
     layout: &Layout,
     out: &mut dyn Write,
 ) -> Result<(), ApiError> {
-    let areas = match layout.uses_areas() {
-        true => AreaNames::read(conn)?,
-        false => AreaNames::default(),
-    };
+    let areas = AreaNames::for_layout(conn, layout)?;
     let mut line = Vec::with_capacity(4096);
     header(&mut line, layout);
     out.write_all(&line).map_err(client_gone)?;
@@ -80,6 +93,19 @@ fn csv(
     Ok(())
 }
 
+fn parquet(
+    conn: &rusqlite::Connection,
+    query: &RowQuery,
+    layout: &Layout,
+    sorted_by: &[usize],
+    out: &mut dyn Write,
+) -> Result<(), ApiError> {
+    let areas = AreaNames::for_layout(conn, layout)?;
+    let mut stmt = conn.prepare_cached(&query.sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(query.args.iter()))?;
+    parquet::write(&mut rows, layout, &areas, sorted_by, out)
+}
+
 fn header(out: &mut Vec<u8>, layout: &Layout) {
     for (i, h) in layout.headers.iter().enumerate() {
         if i > 0 {
@@ -97,43 +123,14 @@ fn write_cell(
     areas: &AreaNames,
     quoting: Quoting,
 ) -> Result<(), ApiError> {
-    match *cell {
-        Cell::Stored(at) => value(out, row.get_ref(at)?, quoting),
-        Cell::Area(field, id_at) => {
-            let name = row
-                .get_ref(id_at)?
-                .as_i64()
-                .ok()
-                .and_then(|id| areas.get(field, id));
-            if let Some(name) = name {
-                text(out, name.as_bytes(), quoting);
-            }
-        }
-        Cell::CodeNumber { at, codes } => {
-            let code = row.get_ref(at)?.as_str().ok();
-            if let Some(n) = code.and_then(|c| codes.iter().position(|k| k.eq_ignore_ascii_case(c)))
-            {
-                out.extend_from_slice(itoa::Buffer::new().format(n + 1).as_bytes());
-            }
-        }
-        Cell::Distance(at) => {
-            if let Some(squared) = row.get::<_, Option<f64>>(at)? {
-                let metres = crate::spatial::sql::metres(squared);
-                out.extend_from_slice(metres.to_string().as_bytes());
-            }
-        }
+    match cell.read(row, areas)? {
+        CellValue::Null => {}
+        CellValue::Integer(i) => out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
+        // The shortest text that reads back as the same number.
+        CellValue::Real(f) => out.extend_from_slice(f.to_string().as_bytes()),
+        CellValue::Text(t) => text(out, t, quoting),
     }
     Ok(())
-}
-
-fn value(out: &mut Vec<u8>, v: ValueRef, quoting: Quoting) {
-    match v {
-        ValueRef::Null => {}
-        ValueRef::Integer(i) => out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
-        // The shortest text that reads back as the same number.
-        ValueRef::Real(f) => out.extend_from_slice(f.to_string().as_bytes()),
-        ValueRef::Text(t) | ValueRef::Blob(t) => text(out, t, quoting),
-    }
 }
 
 /// Text, quoted as the layout says; a quote inside is doubled. Where needed is where PHP's

@@ -1,4 +1,5 @@
-//! Downloads: the page, DfT's files, and the API's listings whole as CSV or NDJSON.
+//! Downloads: the page, the stored files (DfT's, and each as Parquet) answered with byte
+//! ranges, and the API's listings whole as CSV, NDJSON, GeoJSON or Parquet, streamed.
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
@@ -10,6 +11,7 @@ use crate::api::{query, Format, ListRequest, Plan};
 use crate::downloads::{self, Download, Export};
 use crate::error::ApiError;
 use crate::html;
+use crate::ranged::{self, Representation};
 use crate::state::AppState;
 use crate::stream;
 
@@ -26,7 +28,8 @@ pub async fn page(state: &AppState) -> Result<HttpResponse, ApiError> {
     )))
 }
 
-/// A file under `/downloads/`: a national file (CSV or zip) or a split file.
+/// A file under `/downloads/`: a national file (CSV, zip or Parquet) or a split file (CSV or
+/// Parquet), from the store.
 pub async fn file(
     req: &HttpRequest,
     state: &AppState,
@@ -48,11 +51,28 @@ pub async fn file(
             return Err(not_found(req));
         }
     }
-    let content_type = match download.export {
-        Export::Zip(..) => "application/zip",
-        Export::Csv(_) | Export::Ndjson | Export::GeoJson => "text/csv; charset=utf-8",
-    };
-    send(state, release, download, content_type).await
+    let store = state.downloads(&release);
+    // Twice at most: a stored file found gone (its folder pruned by another server) is
+    // forgotten and written again.
+    for _ in 0..2 {
+        let download = downloads::resolve(path).ok_or_else(|| not_found(req))?;
+        let content_type = download.export.content_type();
+        let name = download.name.clone();
+        let stored = downloads::stored(&store, release.clone(), path, download).await?;
+        let file = Representation {
+            path: &stored.path,
+            len: stored.len,
+            etag: &stored.etag,
+            modified: stored.modified,
+            content_type,
+            filename: &name,
+        };
+        match ranged::respond(req, &file) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => store.forget(path),
+            answered => return answered.map_err(ApiError::internal),
+        }
+    }
+    Err(ApiError::Unavailable)
 }
 
 /// An API listing whole, as CSV, NDJSON or GeoJSON: its filters, sort and fields, every record.
@@ -64,16 +84,18 @@ pub async fn listing(
 ) -> Result<HttpResponse, ApiError> {
     let params = query::parse(req.query_string());
     let request = ListRequest::whole(dataset, &params)?;
+    let layout = || {
+        let layout = downloads::layout::Layout::fields(&request.fields);
+        match Plan(&request).near() {
+            Some(_) => layout.with_distance(request.fields.len()),
+            None => layout,
+        }
+    };
     let export = match format {
         Format::Ndjson => Export::Ndjson,
         Format::GeoJson => Export::GeoJson,
-        _ => {
-            let layout = downloads::layout::Layout::fields(&request.fields);
-            match Plan(&request).near() {
-                Some(_) => Export::Csv(layout.with_distance(request.fields.len())),
-                None => Export::Csv(layout),
-            }
-        }
+        Format::Parquet => Export::Parquet(layout(), Vec::new()),
+        Format::Csv | Format::Json => Export::Csv(layout()),
     };
     let name = format!(
         "{}{}",
@@ -99,6 +121,8 @@ async fn send(
     let permit = state.heavy_permit(i64::MAX).await?;
     let mut head = HttpResponse::Ok();
     head.insert_header((header::CONTENT_TYPE, content_type))
+        // Written as it is read: no length to take ranges of (the stored files have one).
+        .insert_header((header::ACCEPT_RANGES, "none"))
         .insert_header((
             header::CONTENT_DISPOSITION,
             format!("attachment; filename=\"{}\"", download.name),

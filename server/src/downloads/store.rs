@@ -1,0 +1,215 @@
+//! The files of a release's downloads, written once and kept on disk, so that every request
+//! for one gets the very same bytes, with a length, a strong ETag and byte ranges (what query
+//! engines reading Parquet in place need, and what resuming a big CSV download needs).
+//!
+//! Each release has its own folder under the store's root (`--downloads-dir`, by default
+//! beside the database), named by the release's id (the same for every copy of one load) and
+//! the layout version of this server's files, so a server never serves another version's
+//! bytes. A file is written under a temporary name and renamed into place when whole, with its
+//! SHA-256 (the ETag) beside it; a lock file keeps two servers sharing the folder (replicas)
+//! from writing the same file at once. In one server, the first request for a file builds it
+//! and the others wait for it, without holding a thread.
+
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
+
+use sha2::{Digest, Sha256};
+use tokio::sync::OnceCell;
+
+use crate::error::ApiError;
+use crate::release::Release;
+
+/// Changes whenever this server writes some download differently: files kept by another
+/// version are then written again rather than served.
+const FILES_VERSION: &str = "1";
+
+/// A file of the store, whole on disk.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    pub path: PathBuf,
+    pub len: u64,
+    /// Strong, quoted: the start of the bytes' SHA-256.
+    pub etag: String,
+    pub modified: SystemTime,
+}
+
+/// How a stored file is written: a download's rows into the writer.
+pub type Build = Box<dyn FnOnce(&mut dyn Write) -> Result<(), ApiError> + Send>;
+
+/// The stored files of one release.
+pub struct Store {
+    dir: PathBuf,
+    cells: Mutex<HashMap<String, Arc<OnceCell<Stored>>>>,
+    /// Whole national files are written one at a time: each reads a whole table.
+    heavy: Arc<tokio::sync::Semaphore>,
+}
+
+impl Store {
+    /// The store of `release` under `root`; the folders of releases not used for a while go.
+    pub fn new(root: &Path, release: &Release) -> Store {
+        let name = format!("{}-v{FILES_VERSION}", &release.about.id[..16]);
+        prune(root, &name);
+        Store {
+            dir: root.join(name),
+            cells: Mutex::default(),
+            heavy: Arc::new(tokio::sync::Semaphore::new(1)),
+        }
+    }
+
+    /// The stored file at `key` (a path under `/downloads/`), built by `build` if it is not
+    /// there yet. `heavy`: a whole table, built one at a time.
+    pub async fn get(&self, key: &str, heavy: bool, build: Build) -> Result<Stored, ApiError> {
+        let cell = {
+            let mut cells = self.cells.lock().unwrap_or_else(PoisonError::into_inner);
+            cells.entry(key.to_string()).or_default().clone()
+        };
+        let path = self.dir.join(key);
+        let stored = cell
+            .get_or_try_init(|| async {
+                let _permit = match heavy {
+                    true => Some(self.heavy.acquire().await.map_err(ApiError::internal)?),
+                    false => None,
+                };
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                let path = path.clone();
+                // A thread of its own: a build may take a minute, which the blocking pool's
+                // few threads (sized to the connections) cannot spare.
+                std::thread::spawn(move || tx.send(stored_or_built(&path, build)));
+                rx.await.map_err(ApiError::internal)?
+            })
+            .await?;
+        Ok(stored.clone())
+    }
+
+    /// Forgets a stored file found gone (its folder pruned by another server): built again on
+    /// the next request.
+    pub fn forget(&self, key: &str) {
+        let mut cells = self.cells.lock().unwrap_or_else(PoisonError::into_inner);
+        cells.remove(key);
+    }
+}
+
+/// The file at `path` if a whole one is there, else built now, under the folder's lock.
+fn stored_or_built(path: &Path, build: Build) -> Result<Stored, ApiError> {
+    if let Some(stored) = existing(path) {
+        return Ok(stored);
+    }
+    let parent = path
+        .parent()
+        .ok_or_else(|| ApiError::internal("no folder"))?;
+    fs::create_dir_all(parent).map_err(|e| io_error(parent, e))?;
+    let lock_path = with_suffix(path, ".lock");
+    let lock = File::create(&lock_path).map_err(|e| io_error(&lock_path, e))?;
+    lock.lock().map_err(|e| io_error(&lock_path, e))?;
+    // Another server may have built it while this one waited for the lock.
+    if let Some(stored) = existing(path) {
+        return Ok(stored);
+    }
+    let started = std::time::Instant::now();
+    let stored = write(path, build)?;
+    log::info!(
+        "download {} written: {} bytes in {:.1} s",
+        path.display(),
+        stored.len,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(stored)
+}
+
+/// A whole file at `path`, with its ETag beside it.
+fn existing(path: &Path) -> Option<Stored> {
+    let etag = fs::read_to_string(with_suffix(path, ".etag")).ok()?;
+    let meta = fs::metadata(path).ok()?;
+    Some(Stored {
+        path: path.to_path_buf(),
+        len: meta.len(),
+        etag,
+        modified: meta.modified().ok()?,
+    })
+}
+
+/// Writes the file under a temporary name, then its ETag, then renames it into place: a file
+/// at `path` is always whole and has its ETag.
+fn write(path: &Path, build: Build) -> Result<Stored, ApiError> {
+    let temporary = with_suffix(path, &format!(".{}.partial", std::process::id()));
+    let file = File::create(&temporary).map_err(|e| io_error(&temporary, e))?;
+    let mut out = Hashing {
+        inner: BufWriter::with_capacity(1 << 20, file),
+        hash: Sha256::new(),
+        len: 0,
+    };
+    let written = build(&mut out).and_then(|()| {
+        let file = out
+            .inner
+            .into_inner()
+            .map_err(|e| ApiError::internal(e.error()))?;
+        file.sync_data().map_err(|e| io_error(&temporary, e))
+    });
+    if let Err(e) = written {
+        let _ = fs::remove_file(&temporary);
+        return Err(e);
+    }
+    let etag = format!("\"{:.32}\"", format!("{:x}", out.hash.finalize()));
+    let etag_path = with_suffix(path, ".etag");
+    fs::write(&etag_path, &etag).map_err(|e| io_error(&etag_path, e))?;
+    fs::rename(&temporary, path).map_err(|e| io_error(path, e))?;
+    existing(path).ok_or_else(|| ApiError::internal(format!("{} vanished", path.display())))
+}
+
+/// A writer that hashes and counts what it writes.
+struct Hashing {
+    inner: BufWriter<File>,
+    hash: Sha256,
+    len: u64,
+}
+
+impl Write for Hashing {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(data)?;
+        self.hash.update(&data[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+fn io_error(path: &Path, e: std::io::Error) -> ApiError {
+    ApiError::internal(format!("{}: {e}", path.display()))
+}
+
+/// Folders of other releases (or other versions) unused for this long are removed when a
+/// release is opened; a replica still serving one a little longer builds again what it needs.
+const UNUSED: Duration = Duration::from_secs(600);
+
+fn prune(root: &Path, keep: &str) {
+    let Ok(entries) = fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let unused = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > UNUSED);
+        if entry.file_name() != keep && unused && entry.path().is_dir() {
+            match fs::remove_dir_all(entry.path()) {
+                Ok(()) => log::info!("removed old downloads {}", entry.path().display()),
+                Err(e) => log::warn!("could not remove {}: {e}", entry.path().display()),
+            }
+        }
+    }
+}
