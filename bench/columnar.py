@@ -17,8 +17,10 @@ from, and the server's byte ranges against nginx serving the same file, side by 
 3. Byte ranges: random single ranges (64 KiB and 1 MiB, seeded offsets) of the raw counts'
    Parquet, from the server and from nginx serving a copy of the same file (started here on a
    free port unless `--nginx` names one serving the same paths), wrk (or a threaded Python
-   client when wrk is absent) the same for both, alternating, median of `--rounds`
-   (target: ours / nginx >= 0.7 in requests/s).
+   client when wrk is absent) the same for both, alternating (and who goes first), median of
+   `--rounds` (target: ours / nginx >= 0.7 in requests/s). wrk, the server and nginx share the
+   machine's cores: quote these from a quiet machine. `--nginx BASE_URL` (the server against
+   itself) shows the noise: its ratio should be 1.
 
 Prints a Markdown table with the command line, or everything as JSON with `--json`.
 """
@@ -269,36 +271,45 @@ def via_proxy(ext, proxy, sql_for):
     return {"bytes": proxy.bytes, "requests": list(proxy.log)}
 
 
-def duckdb_figures(args, base, sizes):
-    import duckdb
-    ext = httpfs_file()
-    prefix = urllib.parse.urlsplit(base).path.rstrip("/")
-    names = csv_columns(base + RAW + ".csv")
-    pq = lambda b: query(b + prefix + RAW + ".parquet", "read_parquet", args.la)
-    csv = lambda b: query(b + prefix + RAW + ".csv", "read_csv", args.la, names)
-    origin = origin_of(base)
-    times = {"parquet": [], "csv": []}
-    answers = {}
-    for _ in range(args.rounds):  # alternating, so that both see the same machine
-        for kind, sql in (("parquet", pq), ("csv", csv)):
-            seconds, answers[kind] = timed(ext, sql(origin))
+def alternate(ext, rounds, sqls):
+    """Wall times of each query, alternating (both see the same machine), and the answers."""
+    times, answers = {k: [] for k in sqls}, {}
+    for _ in range(rounds):
+        for kind, sql in sqls.items():
+            seconds, answers[kind] = timed(ext, sql)
             times[kind].append(seconds)
+    return times, answers
+
+
+def on_the_wire(ext, origin, queries):
+    """Bytes and requests of one run of each query through the counting proxy."""
     proxy = CountingProxy(origin)
     try:
-        wire = {"parquet": via_proxy(ext, proxy, pq)}
-        if not args.skip_csv_bytes:
-            wire["csv"] = via_proxy(ext, proxy, csv)
+        return {kind: via_proxy(ext, proxy, q) for kind, q in queries.items()}
     finally:
         proxy.stop()
-    raw_pq = sizes["raw_counts"]["parquet"]["bytes"]
+
+
+def duckdb_figures(args, base, raw_parquet_bytes):
+    import duckdb
+    ext, origin = httpfs_file(), origin_of(base)
+    prefix = urllib.parse.urlsplit(base).path.rstrip("/")
+    names = csv_columns(base + RAW + ".csv")
+    queries = {  # by the origin they are asked of: the server, or the proxy in front of it
+        "parquet": lambda o: query(o + prefix + RAW + ".parquet", "read_parquet", args.la),
+        "csv": lambda o: query(o + prefix + RAW + ".csv", "read_csv", args.la, names)}
+    times, answers = alternate(ext, args.rounds, {k: q(origin) for k, q in queries.items()})
+    if args.skip_csv_bytes:
+        del queries["csv"]
+    wire = on_the_wire(ext, origin, queries)
     return {
         "duckdb": duckdb.__version__, "httpfs": ext, "csv_columns": names,
         "local_authority_id": args.la, "rows": len(answers["parquet"]),
         "same_answer": answers["parquet"] == answers["csv"],
         "seconds": times, "best": {k: min(v) for k, v in times.items()},
         "ratio": min(times["csv"]) / min(times["parquet"]),
-        "wire": wire, "parquet_fraction": wire["parquet"]["bytes"] / raw_pq,
-        "explain_analyze": http_stats(ext, pq(origin)),
+        "wire": wire, "parquet_fraction": wire["parquet"]["bytes"] / raw_parquet_bytes,
+        "explain_analyze": http_stats(ext, queries["parquet"](origin)),
     }
 
 
@@ -310,6 +321,9 @@ def free_port():
         return s.getsockname()[1]
 
 
+# nginx as it serves static files at its best here: sendfile, no request limit per connection
+# (its default of 1,000 costs reconnections), and no tcp_nopush (Debian's default config has it
+# on: over loopback, whose MTU is 64 KiB, a 64 KiB range then waits ~40 ms on a delayed ACK).
 NGINX_CONF = """daemon off;
 worker_processes auto;
 pid {dir}/nginx.pid;
@@ -435,15 +449,14 @@ def wrk_run(args, url, length, offs):
 
 def py_client(url, length, offs, first, stop, out):
     conn, path = connect(url)
-    i, lat = first, []
+    i = first
     while time.perf_counter() < stop:
         o = offs[i % len(offs)]
         t = time.perf_counter()
         conn.request("GET", path, headers={"Range": f"bytes={o}-{o + length - 1}"})
         r = conn.getresponse()
         body = r.read()
-        lat.append(time.perf_counter() - t)
-        out.append((r.status == 206 and len(body) == length, len(body), lat[-1]))
+        out.append((r.status == 206 and len(body) == length, len(body), time.perf_counter() - t))
         i += 1
     conn.close()
 
@@ -472,6 +485,8 @@ def load(args, url, length, offs):
     r["mb_s"] = r["requests"] * length / r["seconds"] / 1e6  # range bodies only
     # A server that ignores Range sends whole files: the bytes a request would show it.
     r["bytes_per_request"] = r["bytes"] / max(r["requests"], 1)
+    r["sound"] = (r["bad_status"] == 0 and r["socket_errors"] == 0
+                  and length <= r["bytes_per_request"] < length + 4096)
     return r
 
 
@@ -505,13 +520,16 @@ def origin_of(url):
 def one_length(args, ours, nginx, size, length):
     offs = offsets(size, length, args.offsets, args.seed)
     check_ranges([ours, nginx], size, length, offs)
-    runs = {"ours": [], "nginx": []}
-    for _ in range(args.rounds):
-        for name, url in (("ours", ours), ("nginx", nginx)):
+    runs, order = {"ours": [], "nginx": []}, [("ours", ours), ("nginx", nginx)]
+    for i in range(args.rounds):
+        # Who goes first alternates too (ABBA...): a machine that drifts favours neither.
+        for name, url in order if i % 2 == 0 else order[::-1]:
             runs[name].append(load(args, url, length, offs))
     med = {k: statistics.median(r["rps"] for r in v) for k, v in runs.items()}
     pick = {k: min(v, key=lambda r: abs(r["rps"] - med[k])) for k, v in runs.items()}
-    return {"length": length, "runs": runs, "median": pick, "ratio": med["ours"] / med["nginx"]}
+    sound = all(r["sound"] for v in runs.values() for r in v)
+    return {"length": length, "runs": runs, "median": pick, "ratio": med["ours"] / med["nginx"],
+            "sound": sound}
 
 
 # --- sizes and the Parquet file's HTTP -------------------------------------------------------
@@ -576,7 +594,11 @@ def range_rows(r):
         o, n = x["median"]["ours"], x["median"]["nginx"]
         yield (f"| {x['length'] // 1024} KiB | {o['rps']:,.0f} | {o['mb_s']:,.0f} | "
                f"{o['p50_ms']:.2f} / {o['p99_ms']:.2f} | {n['rps']:,.0f} | {n['mb_s']:,.0f} | "
-               f"{n['p50_ms']:.2f} / {n['p99_ms']:.2f} | {x['ratio']:.2f} | {verdict(x['ratio'] >= 0.7)} |")
+               f"{n['p50_ms']:.2f} / {n['p99_ms']:.2f} | {x['ratio']:.2f} | "
+               f"{verdict(x['ratio'] >= 0.7 and x['sound'])} |")
+        if not x["sound"]:
+            yield (f"| ^ some answers were not a 206 of exactly {x['length']} bytes, or a socket "
+                   f"failed: see --json |" + " |" * 8)
 
 
 def markdown(res):
@@ -586,9 +608,12 @@ def markdown(res):
            f"ranges by {r['client'] if r else '-'}.", "",
            "| | CSV | Parquet | measure | target | met |", "|---|---|---|---|---|---|"]
     out += list(size_rows(res["sizes"]))
+    out += [f"| ^ {n} {k} sized by {row[k]['how']} | |" + " |" * 4
+            for n, row in res["sizes"].items() for k in ("csv", "parquet") if row[k]["how"] != "HEAD"]
     if d:
         out += list(duck_rows(d, res["sizes"]["raw_counts"]["parquet"]["bytes"]))
-        out += ["", f"Local authority {d['local_authority_id']}: {d['rows']} years, the same "
+        none = " (**none**: choose another `--la`)" if not d["rows"] else ""
+        out += ["", f"Local authority {d['local_authority_id']}: {d['rows']} years{none}, the same "
                 f"answer from both files: {verdict(d['same_answer'])}. CSV columns as named in "
                 f"its header: {', '.join(d['csv_columns'].values())}."]
     if r:
@@ -643,7 +668,7 @@ def main():
     size = res["sizes"]["raw_counts"]["parquet"]["bytes"]
     res["http"] = http_features(base + RAW + ".parquet", size)
     if "duckdb" not in args.skip:
-        res["duckdb"] = duckdb_figures(args, base, res["sizes"])
+        res["duckdb"] = duckdb_figures(args, base, size)
     if "ranges" not in args.skip:
         res["ranges"] = range_figures(args, base, size)
     if args.json:

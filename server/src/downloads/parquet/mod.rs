@@ -22,10 +22,11 @@ use column::{Builder, Misfit};
 use super::layout::{AreaNames, Layout};
 use crate::error::ApiError;
 
-/// Rows per row group. Measured on the full-size release (BENCHMARKS.md): small enough that
-/// a filter on the sort keys (year, then local authority) skips most groups by their min/max
-/// statistics, big enough that the footer stays small and zstd finds its repeats.
-const ROW_GROUP_ROWS: usize = 65_536;
+/// Rows per row group, about DuckDB's own (122,880): on the full-size release a year of raw
+/// counts is one or two groups, so a filter on the sort keys (year, then local authority)
+/// skips most groups by their min/max statistics; 65,536 made AADF's file 14% bigger
+/// (BENCHMARKS.md).
+const ROW_GROUP_ROWS: usize = 131_072;
 
 /// Rows per Arrow batch handed to the writer.
 const BATCH_ROWS: usize = 8_192;
@@ -64,6 +65,10 @@ pub fn schema(layout: &Layout) -> Schema {
 
 /// Writes every row `rows` gives, read through `layout`, as one Parquet file into `out`.
 /// `sorted_by`: the positions of the layout's cells the rows are sorted by, if any.
+///
+/// Two threads: this one reads the rows into Arrow batches, another encodes and compresses
+/// them (about as much work again), and their bytes come back here to be written to `out`
+/// (a response body need not be `Send`, as the writer wants).
 pub fn write(
     rows: &mut rusqlite::Rows,
     layout: &Layout,
@@ -72,14 +77,51 @@ pub fn write(
     out: &mut dyn Write,
 ) -> Result<(), ApiError> {
     let schema = Arc::new(schema(layout));
-    let kinds: Vec<Kind> = (layout.cells.iter().zip(&layout.columns))
-        .map(|(cell, column)| Kind::of(cell, *column))
-        .collect();
-    let mut builders: Vec<Builder> = kinds.iter().map(|k| Builder::new(*k, BATCH_ROWS)).collect();
-    // The writer writes into a buffer that is emptied into `out` after each batch: `out` (a
-    // response body) need not be `Send`, as the writer wants.
-    let mut writer = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(properties(sorted_by)?))
+    let writer = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(properties(sorted_by)?))
         .map_err(ApiError::internal)?;
+    let (batches, to_encode) = std::sync::mpsc::sync_channel::<RecordBatch>(2);
+    let (encoded, bytes) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::scope(|scope| {
+        let encoder = scope.spawn(move || encode(writer, &to_encode, &encoded));
+        let send = |batch| {
+            batches
+                .send(batch)
+                .map_err(|_| ApiError::internal("the Parquet encoder stopped"))?;
+            bytes
+                .try_iter()
+                .try_for_each(|b| out.write_all(&b))
+                .map_err(|_| ApiError::ClientGone)
+        };
+        let read = gather(rows, layout, areas, &schema, send);
+        drop(batches);
+        let encoded = encoder
+            .join()
+            .map_err(|_| ApiError::internal("the Parquet encoder panicked"))?;
+        // An encoder's failure stops the reading: it is the cause to report.
+        encoded.and(read)?;
+        bytes
+            .try_iter()
+            .try_for_each(|b| out.write_all(&b))
+            .map_err(|_| ApiError::ClientGone)
+    })
+}
+
+/// Reads every row into batches of [`BATCH_ROWS`], each handed to `send`.
+fn gather(
+    rows: &mut rusqlite::Rows,
+    layout: &Layout,
+    areas: &AreaNames,
+    schema: &Arc<Schema>,
+    mut send: impl FnMut(RecordBatch) -> Result<(), ApiError>,
+) -> Result<(), ApiError> {
+    let kinds = layout.cells.iter().zip(&layout.columns);
+    let mut builders: Vec<Builder> = kinds
+        .map(|(cell, column)| Builder::new(Kind::of(cell, *column), BATCH_ROWS))
+        .collect();
+    let batch = |builders: &mut [Builder]| {
+        let columns = builders.iter_mut().map(Builder::finish).collect();
+        RecordBatch::try_new(schema.clone(), columns).map_err(ApiError::internal)
+    };
     let mut gathered = 0;
     while let Some(row) = rows.next()? {
         for ((cell, builder), name) in layout.cells.iter().zip(&mut builders).zip(&layout.headers) {
@@ -90,26 +132,30 @@ pub fn write(
         }
         gathered += 1;
         if gathered == BATCH_ROWS {
-            write_batch(&mut writer, &schema, &mut builders, out)?;
+            send(batch(&mut builders)?)?;
             gathered = 0;
         }
     }
     if gathered > 0 {
-        write_batch(&mut writer, &schema, &mut builders, out)?;
+        send(batch(&mut builders)?)?;
     }
-    let rest = writer.into_inner().map_err(ApiError::internal)?;
-    out.write_all(&rest).map_err(|_| ApiError::ClientGone)
+    Ok(())
 }
 
-fn write_batch(
-    writer: &mut ArrowWriter<Vec<u8>>,
-    schema: &Arc<Schema>,
-    builders: &mut [Builder],
-    out: &mut dyn Write,
+/// Encodes each batch received, sending on the bytes written so far; the footer last.
+fn encode(
+    mut writer: ArrowWriter<Vec<u8>>,
+    batches: &std::sync::mpsc::Receiver<RecordBatch>,
+    bytes: &std::sync::mpsc::Sender<Vec<u8>>,
 ) -> Result<(), ApiError> {
-    let columns = builders.iter_mut().map(Builder::finish).collect();
-    let batch = RecordBatch::try_new(schema.clone(), columns).map_err(ApiError::internal)?;
-    writer.write(&batch).map_err(ApiError::internal)?;
-    let written = std::mem::take(writer.inner_mut());
-    out.write_all(&written).map_err(|_| ApiError::ClientGone)
+    for batch in batches {
+        writer.write(&batch).map_err(ApiError::internal)?;
+        let written = std::mem::take(writer.inner_mut());
+        if !written.is_empty() && bytes.send(written).is_err() {
+            return Ok(()); // the reader stopped: its error says why
+        }
+    }
+    let rest = writer.into_inner().map_err(ApiError::internal)?;
+    let _ = bytes.send(rest);
+    Ok(())
 }
