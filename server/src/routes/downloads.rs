@@ -6,7 +6,7 @@ use actix_web::{HttpRequest, HttpResponse};
 
 use roadtraffic_catalog::Dataset;
 
-use super::answers::not_found;
+use super::answers::{not_found, public_base};
 use crate::api::{query, Format, ListRequest, Plan};
 use crate::downloads::{self, Download, Export};
 use crate::error::ApiError;
@@ -15,10 +15,11 @@ use crate::ranged::{self, Representation};
 use crate::state::AppState;
 use crate::stream;
 
-pub async fn page(state: &AppState) -> Result<HttpResponse, ApiError> {
+pub async fn page(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiError> {
     let release = state.current.get()?;
     let base = state.config.base_path().to_string();
-    let content = actix_web::web::block(move || downloads::page(&release, &base))
+    let origin = public_base(req, state.config.public_url.as_deref());
+    let content = actix_web::web::block(move || downloads::page(&release, &base, &origin))
         .await
         .map_err(ApiError::internal)??;
     Ok(html::response(html::page(

@@ -107,7 +107,7 @@ async fn handle(
         Route::OpenApi => description::openapi(req, state, &router.description),
         Route::Changes => changes::latest(req, state).await,
         Route::Docs => description::docs(state, &router.description).await,
-        Route::DownloadsPage => downloads::page(state).await,
+        Route::DownloadsPage => downloads::page(req, state).await,
         Route::Download(file) => downloads::file(req, state, &file).await,
         Route::Page(page) => Ok(crate::site::respond(req, state, page).await),
         Route::Asset(name) => Ok(crate::site::assets::serve(req, state, &name).await),
