@@ -50,10 +50,12 @@ fn split_links(by: &str, id: i64) -> Markup {
 
 fn area_table(title: &str, by: &str, rows: &[(i64, String)]) -> Markup {
     html! {
-        table {
-            caption { (title) }
-            thead { tr { th scope="col" { "Id" } th scope="col" { "Name" } th scope="col" { "Files" } } }
-            tbody { @for (id, name) in rows { tr { td class="number" { (id) } td { (name) } td { (split_links(by, *id)) } } } }
+        div.table-scroll tabindex="0" role="region" aria-label={ (title) " (table)" } {
+            table {
+                caption { (title) }
+                thead { tr { th scope="col" { "Id" } th scope="col" { "Name" } th scope="col" { "Files" } } }
+                tbody { @for (id, name) in rows { tr { td class="number" { (id) } td { (name) } td { (split_links(by, *id)) } } } }
+            }
         }
     }
 }
@@ -87,10 +89,12 @@ pub fn page(release: &Release, base_path: &str, origin: &str) -> Result<Markup, 
     Ok(html! {
         h1 { "Downloads" }
         p { "Every dataset of the release loaded here, whole, as the Department for Transport publishes it (current national headers), as CSV or zipped CSV, and as Parquet. Data: Department for Transport, road traffic statistics, Open Government Licence v3.0." }
-        table {
-            caption { "National files" }
-            thead { tr { th scope="col" { "Dataset" } th scope="col" { "CSV" } th scope="col" { "Zip" } th scope="col" { "Parquet" } th scope="col" { "Rows" } } }
-            tbody { @for d in DATASETS { (national_row(d, release)) } }
+        div.table-scroll tabindex="0" role="region" aria-label="National files (table)" {
+            table {
+                caption { "National files" }
+                thead { tr { th scope="col" { "Dataset" } th scope="col" { "CSV" } th scope="col" { "Zip" } th scope="col" { "Parquet" } th scope="col" { "Rows" } } }
+                tbody { @for d in DATASETS { (national_row(d, release)) } }
+            }
         }
         (in_place(origin))
         h2 { "One area's files" }
