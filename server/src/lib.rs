@@ -10,8 +10,8 @@
 //! - `startup`, `shutdown`: the app built and bound, and stopped gracefully;
 //! - `routes`: the one route table (`routes::table`), and which handler answers each route;
 //! - the rooms, each a kind of request: `api` (the listings, from query string to JSON),
-//!   `site` (the website's pages), `downloads` (whole files, as DfT publishes them or as a
-//!   listing's CSV and NDJSON), `description` (the OpenAPI document and the docs page, from
+//!   `site` (the website's pages), `downloads` (whole files, as DfT publishes them and as
+//!   Parquet, kept once written, or a listing's whole CSV, NDJSON or Parquet), `description` (the OpenAPI document and the docs page, from
 //!   the route table's endpoints), `ogc` (OGC API - Features under `/ogcapi`), `ops` (probes
 //!   and metrics);
 //! - `state`: what every room shares (the release being served, the configuration, the
@@ -19,7 +19,7 @@
 //! - the ground: `release` (the loaded file, its connections, its time limit, and what the
 //!   rooms keep per release), `cache` (the response cache and content encodings), `html` (the
 //!   one layout of every HTML page) over `assets` (the embedded files), `stream` (bodies
-//!   written on the blocking pool), `ratelimit`, `configuration`, `error` (the one error type
+//!   written on the blocking pool), `ranged` (a file of known length with byte ranges), `ratelimit`, `configuration`, `error` (the one error type
 //!   and the one place it becomes a status).
 //!
 //! `spatial` (where: areas checked, the British National Grid, their SQL) sits below the rooms

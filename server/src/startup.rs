@@ -103,7 +103,7 @@ fn keep_downloads_written(router: &web::Data<Router>, every: Duration) {
             let release = router.state.current.get().ok();
             if let Some(release) = release.filter(|r| r.tag != written) {
                 written.clone_from(&release.tag);
-                let store = router.state.downloads(&release);
+                let store = crate::downloads::store_of(&release, &router.state.config);
                 drop(router);
                 runtime.block_on(crate::downloads::warm(store, release));
                 continue;

@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use crate::cache::ResponseCache;
 use crate::configuration::Config;
-use crate::downloads::store::Store;
 use crate::error::ApiError;
 use crate::release::{Current, Release};
 
@@ -44,25 +43,6 @@ impl AppState {
         }
         let permit = self.heavy.clone().acquire_owned().await;
         permit.map(Some).map_err(ApiError::internal)
-    }
-
-    /// The stored downloads of `release`, in `--downloads-dir` (or, if that folder cannot be
-    /// made, in the system's temporary folder).
-    pub fn downloads(&self, release: &Release) -> Arc<Store> {
-        let made = release.kept.get_or_make(|| {
-            let mut root = self.config.downloads_dir();
-            if let Err(e) = std::fs::create_dir_all(&root) {
-                let fallback = std::env::temp_dir().join("roadtraffic-downloads");
-                log::warn!(
-                    "{}: {e}; downloads kept in {}",
-                    root.display(),
-                    fallback.display()
-                );
-                root = fallback;
-            }
-            Ok::<_, Infallible>(Store::new(&root, release))
-        });
-        made.unwrap_or_else(|never| match never {})
     }
 
     /// The finished responses kept for `release` (`--response-cache-mb`).

@@ -8,11 +8,9 @@ pub mod layout;
 mod page;
 pub mod parquet;
 pub mod store;
-mod warm;
 mod write;
 
 pub use page::page;
-pub use warm::warm;
 pub use write::{export, Export};
 
 use roadtraffic_catalog::{Dataset, NationalFile, Splits, DATASETS};
@@ -21,6 +19,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use crate::api::ListRequest;
+use crate::configuration::Config;
 use crate::error::ApiError;
 use crate::release::Release;
 use layout::Layout;
@@ -163,4 +162,37 @@ pub async fn stored(
         out.write_all(&rest).map_err(ApiError::internal)
     });
     store.get(key, heavy, build).await
+}
+
+/// The store of `release`'s downloads, in `--downloads-dir` (or, if that folder cannot be
+/// made, in the system's temporary folder), kept with the release.
+pub fn store_of(release: &Release, config: &Config) -> Arc<Store> {
+    let made = release.kept.get_or_make(|| {
+        let mut root = config.downloads_dir();
+        if let Err(e) = std::fs::create_dir_all(&root) {
+            let fallback = std::env::temp_dir().join("roadtraffic-downloads");
+            log::warn!(
+                "{}: {e}; downloads kept in {}",
+                root.display(),
+                fallback.display()
+            );
+            root = fallback;
+        }
+        Ok::<_, std::convert::Infallible>(Store::new(&root, release))
+    });
+    made.unwrap_or_else(|never| match never {})
+}
+
+/// Writes every national file of `release` not yet in its store, one after another, Parquet
+/// first: query engines send a `HEAD` and then ranges, and would otherwise wait for the file
+/// to be written (seconds to a minute on the national tables).
+pub async fn warm(store: Arc<Store>, release: Arc<Release>) {
+    for key in national_paths() {
+        let Some(download) = resolve(&key) else {
+            continue;
+        };
+        if let Err(e) = stored(&store, release.clone(), &key, download).await {
+            log::warn!("download {key} not written ahead: {e:?}");
+        }
+    }
 }

@@ -52,7 +52,7 @@ pub async fn file(
             return Err(not_found(req));
         }
     }
-    let store = state.downloads(&release);
+    let store = downloads::store_of(&release, &state.config);
     // Twice at most: a stored file found gone (its folder pruned by another server) is
     // forgotten and written again.
     for _ in 0..2 {

@@ -11,7 +11,7 @@ use arrow_schema::{DataType, Field};
 
 use roadtraffic_catalog::{Column, Domain, ValueType};
 
-use super::super::layout::{Cell, CellValue};
+use crate::downloads::layout::{Cell, CellValue};
 
 /// The Parquet (Arrow) type of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
