@@ -19,8 +19,9 @@
 //! - the ground: `release` (the loaded file, its connections, its time limit, and what the
 //!   rooms keep per release), `cache` (the response cache and content encodings), `html` (the
 //!   one layout of every HTML page) over `assets` (the embedded files), `stream` (bodies
-//!   written on the blocking pool), `ranged` (a file of known length with byte ranges), `ratelimit`, `configuration`, `error` (the one error type
-//!   and the one place it becomes a status).
+//!   written on the blocking pool), `ranged` (a file of known length, with byte ranges),
+//!   `ratelimit`, `configuration`, `error` (the one error type and the one place it becomes a
+//!   status).
 //!
 //! `spatial` (where: areas checked, the British National Grid, their SQL) sits below the rooms
 //! that ask it (`api`, `site`) and above the catalogue.
