@@ -566,7 +566,7 @@ def verdict(ok):
 
 
 def mb(n):
-    return f"{n / 1e6:,.1f} MB"
+    return f"{n / 1e6:,.1f} MB" if n >= 1e6 else f"{n / 1e3:,.1f} kB"
 
 
 def size_rows(sizes):

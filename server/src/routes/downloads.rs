@@ -8,6 +8,7 @@ use roadtraffic_catalog::Dataset;
 
 use super::answers::{not_found, public_base};
 use crate::api::{query, Format, ListRequest, Plan};
+use crate::cache::Encoding;
 use crate::downloads::{self, Download, Export};
 use crate::error::ApiError;
 use crate::html;
@@ -67,6 +68,7 @@ pub async fn file(
             modified: stored.modified,
             content_type,
             filename: &name,
+            encoded_whole: Encoding::negotiate(req, state.config.compress) != Encoding::Identity,
         };
         match ranged::respond(req, &file) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => store.forget(path),
