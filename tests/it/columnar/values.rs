@@ -194,6 +194,75 @@ fn a_release_loaded_from_its_own_csv_files_writes_the_same_parquet() {
     }
 }
 
+/// The sample's first AADF row with these cells changed (by header), as a CSV file.
+fn aadf_with(dir: &Path, rows: &[&[(&str, &str)]]) -> std::path::PathBuf {
+    let sample = std::fs::read(repo_path("data/sample/dft_traffic_counts_aadf.csv")).unwrap();
+    let mut reader = csv::Reader::from_reader(sample.as_slice());
+    let header = reader.headers().unwrap().clone();
+    let first = reader.records().next().unwrap().unwrap();
+    let path = dir.join("aadf.csv");
+    let mut out = csv::Writer::from_path(&path).unwrap();
+    out.write_record(&header).unwrap();
+    for changes in rows {
+        let mut row: Vec<String> = first.iter().map(String::from).collect();
+        for (name, value) in *changes {
+            let at = header.iter().position(|h| h == *name).unwrap();
+            row[at] = value.to_string();
+        }
+        out.write_record(&row).unwrap();
+    }
+    out.flush().unwrap();
+    path
+}
+
+/// The largest ids and counts the loader takes, empty cells and text that CSV quotes keep
+/// their values and types in Parquet.
+#[test]
+fn extreme_values_and_empty_cells() {
+    let dir = scratch_dir();
+    let file = aadf_with(
+        &dir,
+        &[
+            &[
+                ("count_point_id", "4294967295"),
+                ("local_authority_id", "4294967295"),
+                ("year", "2100"),
+                ("all_motor_vehicles", "9999999999999"),
+                ("road_name", "A1, \"the Great North Road\""),
+            ],
+            &[
+                ("count_point_id", "0"),
+                ("year", "1950"),
+                ("pedal_cycles", ""),
+                ("link_length_km", ""),
+                ("start_junction_road_name", ""),
+            ],
+        ],
+    );
+    let db = dir.join("extremes.db");
+    load_ok(&db, &["--quiet"], &[&file]);
+    let server = serve(&db, &["--lazy-downloads"]);
+    let stem = "/downloads/dft_traffic_counts_aadf";
+    let parquet = Parquet::read(&download(&server, &format!("{stem}.parquet")));
+    let csv = Csv::read(&download(&server, &format!("{stem}.csv")));
+    assert_same_rows(&parquet, &csv.sorted_as_national_parquet(), "extremes");
+    // Sorted by year: 1950's row first.
+    let cell = |row: usize, name: &str| &parquet.rows[row][parquet.position(name)];
+    assert_eq!(cell(0, "pedal_cycles"), &Value::Null);
+    assert_eq!(cell(0, "link_length_km"), &Value::Null);
+    assert_eq!(cell(0, "start_junction_road_name"), &Value::Null);
+    assert_eq!(cell(1, "count_point_id"), &Value::Int(4_294_967_295));
+    assert_eq!(cell(1, "local_authority_id"), &Value::Int(4_294_967_295));
+    assert_eq!(
+        cell(1, "all_motor_vehicles"),
+        &Value::Int(9_999_999_999_999)
+    );
+    let road = Value::Text("A1, \"the Great North Road\"".to_string());
+    assert_eq!(cell(1, "road_name"), &road);
+    let listing = "fields=count_point_id,year,road_name,pedal_cycles,all_motor_vehicles";
+    assert_listing_parquet_is_its_csv(&server, "average-annual-daily-flow", listing);
+}
+
 const SPLIT: &str = "/downloads/aadf/local_authority_id/dft_aadf_local_authority_id";
 
 /// The local authorities of the sample's AADF, from its SQLite file.
@@ -220,6 +289,39 @@ fn split_parquet_files_hold_their_split_csvs_rows() {
         assert_eq!(stored.header("accept-ranges"), Some("bytes"));
         assert!(stored.header("etag").is_some());
     }
+}
+
+/// The split files of the other tables, one per kind (count points' highest id first).
+#[test]
+fn split_parquet_files_of_every_table() {
+    let server = sample_server();
+    for path in [
+        "aadfbydirection/region_id/dft_aadfbydirection_region_id_4",
+        "rawcount/local_authority_id/dft_rawcount_local_authority_id_6",
+        "countpoints/region_id/dft_countpoints_region_id_4",
+        "traffic/local_authority_id/dft_traffic_local_authority_id_6",
+        "aadf/count_point_id/dft_aadf_count_point_id_501",
+    ] {
+        let parquet = Parquet::read(&download(server, &format!("/downloads/{path}.parquet")));
+        let csv = Csv::read(&download(server, &format!("/downloads/{path}.csv")));
+        assert!(!csv.rows.is_empty(), "{path}: no rows");
+        assert_same_rows(&parquet, &csv, path);
+    }
+}
+
+/// The count points' other national name has the same Parquet bytes.
+#[test]
+fn an_aliased_national_file_has_the_same_parquet() {
+    let server = sample_server();
+    let alias = get(server, "/downloads/dft_count_points.parquet");
+    let named = get(server, "/downloads/count_points.parquet");
+    assert_eq!(alias.status, 200);
+    assert!(alias.body == named.body);
+    assert_eq!(alias.header("etag"), named.header("etag"));
+    assert_eq!(
+        alias.header("content-disposition"),
+        Some("attachment; filename=\"dft_count_points.parquet\"")
+    );
 }
 
 #[test]
