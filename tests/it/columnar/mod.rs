@@ -1,8 +1,10 @@
 //! Issue 24: Parquet beside every download, and the stored files answered with byte ranges.
 //! `values`: every Parquet file read back with the `parquet` crate equals its CSV form, cell
-//! by cell, and a release loaded again from its own CSV files writes the same Parquet bytes.
+//! by cell, and a release loaded again from its own CSV files writes the same Parquet bytes;
+//! `ranges`: the stored files' lengths, validators, ranges and conditional requests.
 //! This file: reading Parquet and CSV bodies into rows that can be compared.
 
+mod ranges;
 mod values;
 
 use std::sync::Arc;
