@@ -1,9 +1,11 @@
 //! Issue 24: Parquet beside every download, and the stored files answered with byte ranges.
 //! `values`: every Parquet file read back with the `parquet` crate equals its CSV form, cell
 //! by cell, and a release loaded again from its own CSV files writes the same Parquet bytes;
-//! `ranges`: the stored files' lengths, validators, ranges and conditional requests.
+//! `ranges`: the stored files' lengths, validators, ranges and conditional requests;
+//! `big`: a release of megabytes (bodies of many chunks, Parquet of several row groups).
 //! This file: reading Parquet and CSV bodies into rows that can be compared.
 
+mod big;
 mod ranges;
 mod values;
 

@@ -101,7 +101,7 @@ fn ranges_past_the_end_are_416_with_the_length() {
 /// A `multipart/byteranges` body's parts: each one's `Content-Range` (first, last, length)
 /// and bytes. Each part's bytes are taken by its `Content-Range`, then the boundary must
 /// follow them: a part of another length than it says fails.
-fn parts(reply: &Reply) -> Vec<((usize, usize, usize), Vec<u8>)> {
+pub(super) fn parts(reply: &Reply) -> Vec<((usize, usize, usize), Vec<u8>)> {
     let content_type = reply.header("content-type").unwrap();
     let boundary = content_type
         .strip_prefix("multipart/byteranges; boundary=")
