@@ -2,11 +2,13 @@
 //! `values`: every Parquet file read back with the `parquet` crate equals its CSV form, cell
 //! by cell, and a release loaded again from its own CSV files writes the same Parquet bytes;
 //! `ranges`: the stored files' lengths, validators, ranges and conditional requests;
-//! `big`: a release of megabytes (bodies of many chunks, Parquet of several row groups).
+//! `big`: a release of megabytes (bodies of many chunks, Parquet of several row groups);
+//! `store`: the files written once, whoever asks first, and shared between servers.
 //! This file: reading Parquet and CSV bodies into rows that can be compared.
 
 mod big;
 mod ranges;
+mod store;
 mod values;
 
 use std::sync::Arc;
