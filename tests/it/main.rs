@@ -8,6 +8,7 @@ mod architecture;
 mod browser;
 mod caching;
 mod changes;
+mod columnar;
 mod deploy;
 mod description;
 mod downloads;

@@ -1,0 +1,104 @@
+//! A release bigger than the sample: a national file of megabytes, whose bodies the server
+//! streams a chunk (256 KiB) at a time, and a Parquet file of several row groups (65,536 rows
+//! each), whose order and statistics then matter.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use super::*;
+
+/// Count days (12 hours each) of the generated raw counts: 73,200 rows, two row groups.
+const DAYS: usize = 6_100;
+
+const CSV: &str = "/downloads/dft_traffic_counts_raw_counts.csv";
+const PARQUET: &str = "/downloads/dft_traffic_counts_raw_counts.parquet";
+
+/// Raw counts whose years and local authorities jump about in file (id) order, so that the
+/// Parquet file's order (year, local authority, id) differs from the CSV's. Each day is a
+/// count point of its own: one place, one area.
+fn raw_counts(dir: &Path) -> PathBuf {
+    let mut text = String::from(
+        "count_point_id,direction_of_travel,year,count_date,hour,region_id,\
+         local_authority_id,road_name,road_type,latitude,longitude,all_motor_vehicles\n",
+    );
+    for day in 0..DAYS {
+        let year = 2015 + (day * 7) % 10;
+        let date = format!("{year}-0{}-1{}", 3 + day % 6, day % 10);
+        let area = 100 + (day * 5) % 13;
+        let road = ["A1", "M4", "B1234", "High Street"][day % 4];
+        for hour in 7..19 {
+            text.push_str(&format!(
+                "{},N,{year},{date},{hour},9,{area},\"{road}\",Major,51.{day:05},-3.{hour:02}1,{}\n",
+                10_000 + day,
+                day * 3 + hour
+            ));
+        }
+    }
+    let path = dir.join("raw.csv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn big_server() -> &'static TestServer {
+    static SERVER: OnceLock<TestServer> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        let dir = scratch_dir();
+        let db = dir.join("big.db");
+        load_ok(&db, &["--quiet"], &[&raw_counts(&dir)]);
+        // Only the files asked for are written: the zip is not.
+        serve(&db, &["--lazy-downloads"])
+    })
+}
+
+const CHUNK: usize = 256 * 1024;
+
+#[test]
+fn ranges_of_a_file_streamed_in_chunks() {
+    let server = big_server();
+    let full = download(server, CSV);
+    let len = full.len();
+    assert!(len > 4 * CHUNK, "{len} bytes");
+    // Single parts across chunk boundaries, and one of many chunks.
+    for (first, last) in [
+        (CHUNK - 10, CHUNK + 10),
+        (1, 3 * CHUNK + 7),
+        (len - CHUNK - 1, len - 1),
+    ] {
+        let reply = request(
+            server,
+            "GET",
+            CSV,
+            &[("Range", &format!("bytes={first}-{last}"))],
+        );
+        assert_eq!(reply.status, 206);
+        let content_range = format!("bytes {first}-{last}/{len}");
+        assert_eq!(reply.header("content-range"), Some(content_range.as_str()));
+        assert!(reply.body == full[first..=last], "{content_range}");
+    }
+    // Several parts, each bigger than a chunk.
+    let range = format!("bytes=0-{},{}-{}", CHUNK + 1, 2 * CHUNK, 3 * CHUNK + 5);
+    let reply = request(server, "GET", CSV, &[("Range", &range)]);
+    let parts = super::ranges::parts(&reply);
+    assert_eq!(parts.len(), 2, "{range}");
+    for ((first, last, total), bytes) in parts {
+        assert_eq!(total, len);
+        assert!(bytes[..] == full[first..=last], "{first}-{last}");
+    }
+}
+
+#[test]
+fn row_groups_in_year_order_bound_their_rows() {
+    let server = big_server();
+    let file = Parquet::read(&download(server, PARQUET));
+    let csv = Csv::read(&download(server, CSV));
+    assert_eq!(csv.rows.len(), DAYS * 12);
+    assert_same_rows(
+        &file,
+        &csv.sorted_as_national_parquet(),
+        "the big raw counts",
+    );
+    let bounds = year_bounds(&file);
+    assert!(bounds.len() >= 2, "{bounds:?}");
+    // Sorted by year: a filter on one year reads only the groups whose bounds hold it.
+    assert!(bounds.windows(2).all(|w| w[0].1 <= w[1].0), "{bounds:?}");
+}
