@@ -1,5 +1,5 @@
 //! A release bigger than the sample: a national file of megabytes, whose bodies the server
-//! streams a chunk (256 KiB) at a time, and a Parquet file of several row groups (65,536 rows
+//! streams a chunk (256 KiB) at a time, and a Parquet file of several row groups (131,072 rows
 //! each), whose order and statistics then matter.
 
 use std::path::{Path, PathBuf};
@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 
 use super::*;
 
-/// Count days (12 hours each) of the generated raw counts: 73,200 rows, two row groups.
-const DAYS: usize = 6_100;
+/// Count days (12 hours each) of the generated raw counts: 144,000 rows, two row groups.
+const DAYS: usize = 12_000;
 
 const CSV: &str = "/downloads/dft_traffic_counts_raw_counts.csv";
 const PARQUET: &str = "/downloads/dft_traffic_counts_raw_counts.parquet";

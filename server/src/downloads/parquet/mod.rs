@@ -53,7 +53,7 @@ fn properties(layout: &Layout, sorted_by: &[usize]) -> Result<WriterProperties, 
         properties = properties
             .set_column_bloom_filter_enabled(path.clone(), true)
             .set_column_bloom_filter_fpp(path.clone(), 0.01)
-            .set_column_bloom_filter_ndv(path, BLOOM_DISTINCT);
+            .set_column_bloom_filter_max_ndv(path, BLOOM_DISTINCT);
     }
     Ok(properties.build())
 }
@@ -96,8 +96,12 @@ pub fn write(
     out: &mut dyn Write,
 ) -> Result<(), ApiError> {
     let schema = Arc::new(schema(layout));
-    let writer = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(properties(layout, sorted_by)?))
-        .map_err(ApiError::internal)?;
+    let writer = ArrowWriter::try_new(
+        Vec::new(),
+        schema.clone(),
+        Some(properties(layout, sorted_by)?),
+    )
+    .map_err(ApiError::internal)?;
     let (batches, to_encode) = std::sync::mpsc::sync_channel::<RecordBatch>(2);
     let (encoded, bytes) = std::sync::mpsc::channel::<Vec<u8>>();
     std::thread::scope(|scope| {
