@@ -324,13 +324,15 @@ def free_port():
 # nginx as it serves static files at its best here: sendfile, no request limit per connection
 # (its default of 1,000 costs reconnections), and no tcp_nopush (Debian's default config has it
 # on: over loopback, whose MTU is 64 KiB, a 64 KiB range then waits ~40 ms on a delayed ACK).
+# It logs each request to a file, as our server logs each one (`RUST_LOG` info, its default)
+# and as bench/serve.sh's nginx does.
 NGINX_CONF = """daemon off;
 worker_processes auto;
 pid {dir}/nginx.pid;
 error_log {dir}/error.log;
 events {{ worker_connections 1024; }}
 http {{
-    access_log off;
+    access_log {dir}/access.log;
     sendfile on;
     keepalive_requests 1000000;
     types {{ application/vnd.apache.parquet parquet; text/csv csv; }}

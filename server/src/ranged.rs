@@ -11,6 +11,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use actix_web::body::SizedStream;
@@ -24,6 +25,8 @@ use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder};
 /// The file answered, and how it is described.
 pub struct Representation<'a> {
     pub path: &'a Path,
+    /// The file mapped, if it is held so; else it is opened at `path`.
+    pub mapped: Option<Arc<memmap2::Mmap>>,
     pub len: u64,
     /// Strong, quoted.
     pub etag: &'a str,
@@ -212,7 +215,11 @@ fn answer(
             futures_util::stream::empty::<Result<web::Bytes, std::io::Error>>(),
         )));
     }
-    body(head, File::open(file.path)?, pieces, len)
+    let source = match &file.mapped {
+        Some(map) => Source::Mapped(map.clone()),
+        None => Source::Read(Arc::new(File::open(file.path)?)),
+    };
+    body(head, source, pieces, len)
 }
 
 /// A piece of the body: bytes of the file (offset, length), or text between parts.
@@ -244,23 +251,45 @@ fn multipart(parts: &[(u64, u64)], file: &Representation) -> Vec<Piece> {
     pieces
 }
 
-/// The body: small ones read at once, bigger ones streamed a chunk at a time.
+/// Where the file's bytes are read from.
+pub enum Source {
+    /// Read with positioned reads.
+    Read(Arc<File>),
+    /// Mapped: its bytes go out without being copied here first (the stored whole tables).
+    Mapped(Arc<memmap2::Mmap>),
+}
+
+/// A window of a mapped file, as the bytes of a body.
+struct Window {
+    map: Arc<memmap2::Mmap>,
+    start: usize,
+    end: usize,
+}
+
+impl AsRef<[u8]> for Window {
+    fn as_ref(&self) -> &[u8] {
+        &self.map[self.start..self.end]
+    }
+}
+
+/// The body: small ones at once, bigger ones streamed a chunk at a time.
 fn body(
     mut head: HttpResponseBuilder,
-    file: File,
+    source: Source,
     pieces: Vec<Piece>,
     len: u64,
 ) -> std::io::Result<HttpResponse> {
     if len <= CHUNK {
-        let mut whole = Vec::with_capacity(len as usize);
-        for piece in &pieces {
-            read_piece(&file, piece, 0, piece.len(), &mut whole)?;
+        let mut chunks = pieces.iter().map(|p| read(&source, p, 0, p.len()));
+        if pieces.len() == 1 {
+            return Ok(head.body(chunks.next().unwrap_or(Ok(web::Bytes::new()))?));
         }
+        let whole = chunks.collect::<std::io::Result<Vec<_>>>()?.concat();
         return Ok(head.body(whole));
     }
     // (piece, offset within it) of the next chunk.
     let chunks = futures_util::stream::unfold((0usize, 0u64), move |(at, done)| {
-        let next = next_chunk(&file, &pieces, at, done);
+        let next = next_chunk(&source, &pieces, at, done);
         async move { next }
     });
     Ok(head.body(SizedStream::new(len, Box::pin(chunks))))
@@ -268,38 +297,37 @@ fn body(
 
 type Next = (Result<web::Bytes, std::io::Error>, (usize, u64));
 
-fn next_chunk(file: &File, pieces: &[Piece], at: usize, done: u64) -> Option<Next> {
+fn next_chunk(source: &Source, pieces: &[Piece], at: usize, done: u64) -> Option<Next> {
     let piece = pieces.get(at)?;
     let take = (piece.len() - done).min(CHUNK);
-    let mut chunk = Vec::with_capacity(take as usize);
-    let read = read_piece(file, piece, done, take, &mut chunk);
     let next = match done + take == piece.len() {
         true => (at + 1, 0),
         false => (at, done + take),
     };
     // After an error, the stream ends: the client sees a body shorter than its length.
-    Some((read.map(|()| web::Bytes::from(chunk)), next))
+    Some((read(source, piece, done, take), next))
 }
 
-/// Appends `take` bytes of the piece from `skip` on.
-fn read_piece(
-    file: &File,
-    piece: &Piece,
-    skip: u64,
-    take: u64,
-    out: &mut Vec<u8>,
-) -> std::io::Result<()> {
-    match piece {
-        Piece::Text(t) => {
-            out.extend_from_slice(&t.as_bytes()[skip as usize..(skip + take) as usize])
+/// `take` bytes of the piece from `skip` on.
+fn read(source: &Source, piece: &Piece, skip: u64, take: u64) -> std::io::Result<web::Bytes> {
+    let (from, to) = (skip as usize, (skip + take) as usize);
+    match (piece, source) {
+        (Piece::Text(t), _) => Ok(web::Bytes::copy_from_slice(&t.as_bytes()[from..to])),
+        (Piece::File(offset, _), Source::Mapped(map)) => {
+            let start = (*offset as usize) + from;
+            let window = Window {
+                map: map.clone(),
+                start,
+                end: start + (to - from),
+            };
+            Ok(web::Bytes::from_owner(window))
         }
-        Piece::File(offset, _) => {
-            let start = out.len();
-            out.resize(start + take as usize, 0);
-            file.read_exact_at(&mut out[start..], offset + skip)?;
+        (Piece::File(offset, _), Source::Read(file)) => {
+            let mut chunk = vec![0; to - from];
+            file.read_exact_at(&mut chunk, offset + skip)?;
+            Ok(web::Bytes::from(chunk))
         }
     }
-    Ok(())
 }
 
 fn whole_seconds(t: SystemTime) -> SystemTime {

@@ -18,7 +18,7 @@ use roadtraffic_catalog::{Dataset, NationalFile, Splits, DATASETS};
 use std::io::Write;
 use std::sync::Arc;
 
-use crate::api::ListRequest;
+use crate::api::{Format, ListRequest};
 use crate::configuration::Config;
 use crate::error::ApiError;
 use crate::release::Release;
@@ -145,6 +145,15 @@ fn split(folder: &str, by: &str, file: &str) -> Option<Download> {
         name: file.to_string(),
         area: Some((roadtraffic_catalog::identified_by(by)?.table, id)),
     })
+}
+
+/// The media type of the file at `key` (a path under `/downloads/`), by its ending.
+pub fn content_type_of(key: &str) -> &'static str {
+    match key.rsplit('.').next() {
+        Some("parquet") => Format::Parquet.content_type(),
+        Some("zip") => "application/zip",
+        _ => Format::Csv.content_type(),
+    }
 }
 
 /// The stored file of a download of `release` at `key` (its path under `/downloads/`),

@@ -35,6 +35,10 @@ pub struct Stored {
     /// Strong, quoted: the start of the bytes' SHA-256.
     pub etag: String,
     pub modified: SystemTime,
+    /// The file mapped, for the whole tables (a handful per release, read at every range a
+    /// query engine asks: a range then goes out without a copy into this process); the many
+    /// split files are opened and read for each request.
+    pub mapped: Option<Arc<memmap2::Mmap>>,
 }
 
 /// How a stored file is written: a download's rows into the writer.
@@ -60,8 +64,15 @@ impl Store {
         }
     }
 
+    /// The stored file at `key` if it is known to be whole already: the way of every request
+    /// but the first, which needs nothing else of the download.
+    pub fn ready(&self, key: &str) -> Option<Stored> {
+        let cells = self.cells.lock().unwrap_or_else(PoisonError::into_inner);
+        cells.get(key)?.get().cloned()
+    }
+
     /// The stored file at `key` (a path under `/downloads/`), built by `build` if it is not
-    /// there yet. `heavy`: a whole table, built one at a time.
+    /// there yet. `heavy`: a whole table, built one at a time (and then held open).
     pub async fn get(&self, key: &str, heavy: bool, build: Build) -> Result<Stored, ApiError> {
         let cell = {
             let mut cells = self.cells.lock().unwrap_or_else(PoisonError::into_inner);
@@ -75,11 +86,15 @@ impl Store {
                     false => None,
                 };
                 let (tx, rx) = tokio::sync::oneshot::channel();
-                let path = path.clone();
+                let written = path.clone();
                 // A thread of its own: a build may take a minute, which the blocking pool's
                 // few threads (sized to the connections) cannot spare.
-                std::thread::spawn(move || tx.send(stored_or_built(&path, build)));
-                rx.await.map_err(ApiError::internal)?
+                std::thread::spawn(move || tx.send(stored_or_built(&written, build)));
+                let mut stored = rx.await.map_err(ApiError::internal)??;
+                if heavy && stored.len > 0 {
+                    stored.mapped = Some(Arc::new(map(&path)?));
+                }
+                Ok::<_, ApiError>(stored)
             })
             .await?;
         Ok(stored.clone())
@@ -129,7 +144,19 @@ fn existing(path: &Path) -> Option<Stored> {
         len: meta.len(),
         etag,
         modified: meta.modified().ok()?,
+        mapped: None,
     })
+}
+
+/// The whole file at `path`, mapped read-only.
+fn map(path: &Path) -> Result<memmap2::Mmap, ApiError> {
+    let file = File::open(path).map_err(|e| io_error(path, e))?;
+    // SAFETY: a mapping is undefined behaviour if the file changes under it. A stored file is
+    // never written again once renamed into place (each is written under a temporary name;
+    // a rebuilt one replaces the name, not the bytes, so this mapping keeps the old inode),
+    // and its folder is the store's own. Removing it (pruning) unlinks it; the mapping keeps
+    // the inode alive. What is left is a process truncating it on purpose.
+    unsafe { memmap2::Mmap::map(&file) }.map_err(|e| io_error(path, e))
 }
 
 /// Writes the file under a temporary name, then its ETag, then renames it into place: a file

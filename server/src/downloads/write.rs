@@ -7,7 +7,7 @@ use std::io::Write;
 use super::layout::{AreaNames, Cell, CellValue, Layout, Quoting};
 use super::parquet;
 use crate::api::features::{self, FeatureWriter};
-use crate::api::{Distance, Format, JsonRecord, ListRequest, Plan, RowQuery};
+use crate::api::{Distance, JsonRecord, ListRequest, Plan, RowQuery};
 use crate::error::ApiError;
 use crate::release::Release;
 use crate::spatial::Crs;
@@ -23,18 +23,6 @@ pub enum Export {
     GeoJson,
     /// A Parquet file of the layout's columns; the rows sorted by the cells at these positions.
     Parquet(Layout, Vec<usize>),
-}
-
-impl Export {
-    pub fn content_type(&self) -> &'static str {
-        match self {
-            Export::Csv(_) => Format::Csv.content_type(),
-            Export::Zip(..) => "application/zip",
-            Export::Ndjson => Format::Ndjson.content_type(),
-            Export::GeoJson => Format::GeoJson.content_type(),
-            Export::Parquet(..) => Format::Parquet.content_type(),
-        }
-    }
 }
 
 /// Runs the request (unpaginated) and writes every row it finds.

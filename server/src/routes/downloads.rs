@@ -2,6 +2,8 @@
 //! ranges, and the API's listings whole as CSV, NDJSON, GeoJSON or Parquet, streamed.
 
 use actix_web::http::header;
+use std::sync::Arc;
+
 use actix_web::{HttpRequest, HttpResponse};
 
 use roadtraffic_catalog::Dataset;
@@ -9,10 +11,12 @@ use roadtraffic_catalog::Dataset;
 use super::answers::{not_found, public_base};
 use crate::api::{query, Format, ListRequest, Plan};
 use crate::cache::Encoding;
+use crate::downloads::store::{Store, Stored};
 use crate::downloads::{self, Download, Export};
 use crate::error::ApiError;
 use crate::html;
 use crate::ranged::{self, Representation};
+use crate::release::Release;
 use crate::state::AppState;
 use crate::stream;
 
@@ -31,16 +35,48 @@ pub async fn page(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, A
 }
 
 /// A file under `/downloads/`: a national file (CSV, zip or Parquet) or a split file (CSV or
-/// Parquet), from the store.
+/// Parquet), from the store (written first if it is not there yet).
 pub async fn file(
     req: &HttpRequest,
     state: &AppState,
     path: &str,
 ) -> Result<HttpResponse, ApiError> {
-    let Some(download) = downloads::resolve(path) else {
-        return Err(not_found(req));
-    };
     let release = state.current.get()?;
+    let store = downloads::store_of(&release, &state.config);
+    // Twice at most: a stored file found gone (its folder pruned by another server) is
+    // forgotten and written again.
+    for _ in 0..2 {
+        let stored = match store.ready(path) {
+            Some(stored) => stored,
+            None => write(req, release.clone(), &store, path).await?,
+        };
+        let file = Representation {
+            path: &stored.path,
+            mapped: stored.mapped.clone(),
+            len: stored.len,
+            etag: &stored.etag,
+            modified: stored.modified,
+            content_type: downloads::content_type_of(path),
+            filename: path.rsplit('/').next().unwrap_or(path),
+            encoded_whole: Encoding::negotiate(req, state.config.compress) != Encoding::Identity,
+        };
+        match ranged::respond(req, &file) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => store.forget(path),
+            answered => return answered.map_err(ApiError::internal),
+        }
+    }
+    Err(ApiError::Unavailable)
+}
+
+/// The download at `path` written into the store: a 404 for a path that names none, or a
+/// split file of an area the release does not have.
+async fn write(
+    req: &HttpRequest,
+    release: Arc<Release>,
+    store: &Store,
+    path: &str,
+) -> Result<Stored, ApiError> {
+    let download = downloads::resolve(path).ok_or_else(|| not_found(req))?;
     if let Some((table, id)) = download.area {
         let exists = {
             let release = release.clone();
@@ -53,29 +89,7 @@ pub async fn file(
             return Err(not_found(req));
         }
     }
-    let store = downloads::store_of(&release, &state.config);
-    // Twice at most: a stored file found gone (its folder pruned by another server) is
-    // forgotten and written again.
-    for _ in 0..2 {
-        let download = downloads::resolve(path).ok_or_else(|| not_found(req))?;
-        let content_type = download.export.content_type();
-        let name = download.name.clone();
-        let stored = downloads::stored(&store, release.clone(), path, download).await?;
-        let file = Representation {
-            path: &stored.path,
-            len: stored.len,
-            etag: &stored.etag,
-            modified: stored.modified,
-            content_type,
-            filename: &name,
-            encoded_whole: Encoding::negotiate(req, state.config.compress) != Encoding::Identity,
-        };
-        match ranged::respond(req, &file) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => store.forget(path),
-            answered => return answered.map_err(ApiError::internal),
-        }
-    }
-    Err(ApiError::Unavailable)
+    downloads::stored(store, release, path, download).await
 }
 
 /// An API listing whole, as CSV, NDJSON or GeoJSON: its filters, sort and fields, every record.
@@ -116,7 +130,7 @@ pub async fn listing(
 
 async fn send(
     state: &AppState,
-    release: std::sync::Arc<crate::release::Release>,
+    release: Arc<Release>,
     download: Download,
     content_type: &'static str,
 ) -> Result<HttpResponse, ApiError> {
