@@ -65,8 +65,9 @@ SIZE=$(du -sh "$WORK/rootfs" | cut -f1)
 # --- Run from the image's file system, as the container would -----------------------------
 # (The curls below pipe into grep without -q: -q stops at the first match and leaves curl
 # writing into a closed pipe, which fails, exit 23, under pipefail once a body outgrows the pipe.)
-mkdir -p "$WORK/rootfs/proc" "$WORK/rootfs/tmp" "$WORK/rootfs/data" "$WORK/rootfs/in" "$WORK/volume"
-chown 65534:65534 "$WORK/volume"
+mkdir -p "$WORK/rootfs/proc" "$WORK/rootfs/tmp" "$WORK/rootfs/data" "$WORK/rootfs/in" "$WORK/volume" \
+    "$WORK/rootfs/downloads" "$WORK/downloads"
+chown 65534:65534 "$WORK/volume" "$WORK/downloads"
 export WORK PORT ROOT
 export ENTRYPOINT="${ENTRY[*]}" IMAGE_ENV="${ENV[*]}"
 # --mount-proc: ps (below) looks itself up in /proc by its pid in the new namespace, which the
@@ -78,6 +79,7 @@ unshare --mount --pid --fork --mount-proc bash -euo pipefail -c '
     mount -t proc proc "$R/proc"
     mount -t tmpfs -o size=64m tmpfs "$R/tmp"                      # podman --read-only keeps /tmp
     mount --bind "$WORK/volume" "$R/data"                          # -v volume:/data
+    mount --bind "$WORK/downloads" "$R/downloads"                  # the /downloads volume
     mount --bind "$ROOT/data/sample" "$R/in" && mount -o remount,bind,ro "$R/in"
     as_image_user() { exec env -i $IMAGE_ENV chroot --userspec=65534:65534 "$R" "$@"; }   # exec: $! is the program
     ( as_image_user /usr/local/bin/roadtraffic-load --quiet --release container-check /in )
@@ -89,11 +91,14 @@ unshare --mount --pid --fork --mount-proc bash -euo pipefail -c '
         { echo "no /readyz from the image" >&2; cat "$WORK/server.log" >&2; exit 1; }
     curl -fsS "http://127.0.0.1:$PORT/api/raw-counts?sort=-hour&page%5Bsize%5D=3" | grep "\"total\":" > /dev/null
     curl -fsS "http://127.0.0.1:$PORT/metrics" | grep "^roadtraffic_release_info{" > /dev/null
+    curl -fsS -r 0-3 "http://127.0.0.1:$PORT/downloads/dft_traffic_counts_aadf.parquet" | grep PAR1 > /dev/null
+    ls "$WORK/downloads"/*/dft_traffic_counts_aadf.parquet > /dev/null ||
+        { echo "the downloads were not kept in the /downloads volume" >&2; exit 1; }
     RUNS_AS=$(ps -eo user=,args= | sed -n "s|^\([a-z0-9]*\) *$ENTRYPOINT --bind 127.0.0.1:$PORT\$|\1|p")
     [ "$RUNS_AS" = nobody ] || { echo "the server runs as \"$RUNS_AS\", not nobody" >&2; exit 1; }
     kill -TERM "$SERVER"
     wait "$SERVER" || { echo "the server exited $? on SIGTERM" >&2; cat "$WORK/server.log" >&2; exit 1; }
 '
 echo "container image $IMAGE ($SIZE, static $TARGET binaries on scratch, user 65534): built;"
-echo "from its file system, read-only, as its user: a release loaded, /readyz, the API and"
-echo "/metrics answered, exit 0 on SIGTERM"
+echo "from its file system, read-only, as its user: a release loaded, /readyz, the API,"
+echo "/metrics and a range of a Parquet download (kept in /downloads) answered, exit 0 on SIGTERM"
