@@ -368,6 +368,25 @@ pub fn required_tool(name: &str, package: &str) -> Option<PathBuf> {
     })
 }
 
+/// The `python3` on the PATH, if it can import `modules` (as `import` takes them: `a, b`), the
+/// Python clients the tests run (from PyPI: `install` says how; `.ci/run` installs them).
+/// Without them a test says on stderr what it skips; with `ROADTRAFFIC_REQUIRE_SHARED=1` (CI)
+/// it fails.
+pub fn python_with(modules: &str, install: &str) -> Option<PathBuf> {
+    let python = PathBuf::from("python3");
+    let has = Command::new(&python)
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if has {
+        return Some(python);
+    }
+    missing(
+        &format!("the Python modules {modules} ({install}; .ci/run installs them)"),
+        &format!("what needs the Python modules {modules}: not installed ({install})"),
+    )
+}
+
 /// A zip archive's bytes with one digit changed inside its first member's data (stored, not
 /// deflated): the CSV text still parses, only the member's CRC-32 tells.
 pub fn with_a_digit_changed(zip: &[u8]) -> Vec<u8> {

@@ -227,22 +227,6 @@ fn assert_on_the_grid(ogr2ogr: &Path, gpkg: &Path, id: &str, grid: &[(i64, f64, 
     }
 }
 
-/// A Python module a test needs, if `python3` (the one on the PATH) has it.
-fn python_with(module: &str, install: &str) -> Option<PathBuf> {
-    let python = PathBuf::from("python3");
-    let has = Command::new(&python)
-        .args(["-c", &format!("import {module}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if has {
-        return Some(python);
-    }
-    missing(
-        &format!("the Python module {module} ({install}; .ci/run installs it)"),
-        &format!("what needs the Python module {module}: not installed ({install})"),
-    )
-}
-
 /// OWSLib pages a collection: `offset` and `limit` from the first feature to the last.
 const OWSLIB_PAGES: &str = r#"
 import json, sys
