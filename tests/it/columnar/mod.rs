@@ -3,10 +3,12 @@
 //! by cell, and a release loaded again from its own CSV files writes the same Parquet bytes;
 //! `ranges`: the stored files' lengths, validators, ranges and conditional requests;
 //! `big`: a release of megabytes (bodies of many chunks, Parquet of several row groups);
-//! `store`: the files written once, whoever asks first, and shared between servers.
+//! `store`: the files written once, whoever asks first, and shared between servers;
+//! `clients`: DuckDB, pandas and polars query the files over HTTP as the README shows.
 //! This file: reading Parquet and CSV bodies into rows that can be compared.
 
 mod big;
+mod clients;
 mod ranges;
 mod store;
 mod values;
