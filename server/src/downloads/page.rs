@@ -70,13 +70,15 @@ fn in_place(origin: &str) -> Markup {
         h3 { "DuckDB" }
         pre { code { "INSTALL httpfs; LOAD httpfs;\nSELECT year, sum(all_motor_vehicles) AS vehicles\nFROM read_parquet('" (raw) "')\nWHERE local_authority_id = 129\nGROUP BY year ORDER BY year;" } }
         h3 { "pandas and pyarrow" }
-        p { "With " code { "fsspec" } " and " code { "aiohttp" } " installed, pandas opens the URL and pyarrow reads the footer and the column chunks it needs by ranges:" }
-        pre { code { "import pandas as pd\naadf = pd.read_parquet('" (aadf) "',\n    columns=['count_point_id', 'year', 'all_motor_vehicles'],\n    filters=[('year', '=', 2019)])" } }
+        p { "Through an " code { "fsspec" } " file system (with " code { "aiohttp" } "), pyarrow reads the footer and the column chunks a filter needs by ranges, in fsspec's blocks of 5 MiB; without " code { "filesystem=" } ", pandas downloads the whole file first:" }
+        pre { code { "import fsspec, pandas as pd\naadf = pd.read_parquet('" (aadf) "',\n    columns=['count_point_id', 'year', 'all_motor_vehicles'],\n    filters=[('year', '=', 2019)],\n    filesystem=fsspec.filesystem('http'))" } }
         h3 { "polars" }
         pre { code { "import polars as pl\npl.scan_parquet('" (aadf) "').filter(pl.col('year') == 2019)\\\n  .group_by('region_name').agg(pl.col('all_motor_vehicles').sum()).collect()" } }
         h3 { "Spark" }
         p { "Spark has no reader of plain HTTP. On one machine, " code { "addFile" } " fetches a file for it; a cluster copies the files once into its own store (HDFS, S3) and reads them there." }
         pre { code { "from pyspark import SparkFiles\nspark.sparkContext.addFile('" (aadf) "')\naadf = spark.read.parquet('file://' + SparkFiles.get('dft_traffic_counts_aadf.parquet'))\naadf.groupBy('year').sum('all_motor_vehicles').orderBy('year').show()" } }
+        h3 { "A listing as Parquet" }
+        p { "A listing's Parquet form (" code { "/api/raw-counts.parquet?…" } ") is written as it is sent, with no length and no ranges: read it whole (DuckDB: " code { "SET force_download = true" } "; pandas without " code { "filesystem=" } ")." }
     }
 }
 

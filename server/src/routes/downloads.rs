@@ -125,7 +125,32 @@ pub async fn listing(
         name,
         area: None,
     };
+    if req.method() == actix_web::http::Method::HEAD {
+        return Ok(head_of_streamed(format.content_type(), &download.name));
+    }
     send(state, state.current.get()?, download, format.content_type()).await
+}
+
+/// A `HEAD` of a streamed listing: its headers without running its query. RFC 9110 lets a
+/// `HEAD` leave out what only writing the body would tell (its length); a query engine asks one
+/// before every read, and would otherwise cost a whole export each time.
+fn head_of_streamed(content_type: &'static str, name: &str) -> HttpResponse {
+    let mut head = streamed_head(content_type, name);
+    head.streaming(futures_util::stream::empty::<
+        Result<actix_web::web::Bytes, std::io::Error>,
+    >())
+}
+
+fn streamed_head(content_type: &'static str, name: &str) -> actix_web::HttpResponseBuilder {
+    let mut head = HttpResponse::Ok();
+    head.insert_header((header::CONTENT_TYPE, content_type))
+        // Written as it is read: no length to take ranges of (the stored files have one).
+        .insert_header((header::ACCEPT_RANGES, "none"))
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{name}\""),
+        ));
+    head
 }
 
 async fn send(
@@ -136,14 +161,7 @@ async fn send(
 ) -> Result<HttpResponse, ApiError> {
     // A whole file is always heavy.
     let permit = state.heavy_permit(i64::MAX).await?;
-    let mut head = HttpResponse::Ok();
-    head.insert_header((header::CONTENT_TYPE, content_type))
-        // Written as it is read: no length to take ranges of (the stored files have one).
-        .insert_header((header::ACCEPT_RANGES, "none"))
-        .insert_header((
-            header::CONTENT_DISPOSITION,
-            format!("attachment; filename=\"{}\"", download.name),
-        ));
+    let head = streamed_head(content_type, &download.name);
     stream::respond(head, move |flush| {
         let _permit = permit;
         downloads::export(&release, &download.request, &download.export, flush)
