@@ -69,21 +69,7 @@ fn national(file: &str) -> Option<Download> {
             let export = match file.strip_prefix(stem)? {
                 ".csv" => Export::Csv(layout),
                 ".zip" => Export::Zip(layout, name.to_string()),
-                ".parquet" => {
-                    let sort = PARQUET_SORT
-                        .iter()
-                        .filter_map(|c| d.column(c).filter(|c| c.stored));
-                    request.sort = sort.map(|c| (c, false)).collect();
-                    let sorted_by = (request.sort.iter())
-                        .filter_map(|(c, _)| {
-                            layout
-                                .columns
-                                .iter()
-                                .position(|l| l.is_some_and(|l| l.name == c.name))
-                        })
-                        .collect();
-                    Export::Parquet(layout, sorted_by)
-                }
+                ".parquet" => sorted_parquet(d, layout, &mut request),
                 _ => return None,
             };
             Some(Download {
@@ -94,6 +80,25 @@ fn national(file: &str) -> Option<Download> {
             })
         })
     })
+}
+
+/// A whole table as Parquet: the request sorted by [`PARQUET_SORT`], which the file declares
+/// by the positions of those columns in its layout.
+fn sorted_parquet(d: &Dataset, layout: Layout, request: &mut ListRequest) -> Export {
+    let sort = PARQUET_SORT
+        .iter()
+        .filter_map(|c| d.column(c).filter(|c| c.stored));
+    request.sort = sort.map(|c| (c, false)).collect();
+    let position = |name: &str| {
+        let mut columns = layout.columns.iter();
+        columns.position(|l| l.is_some_and(|l| l.name == name))
+    };
+    let sorted_by = request
+        .sort
+        .iter()
+        .filter_map(|(c, _)| position(c.name))
+        .collect();
+    Export::Parquet(layout, sorted_by)
 }
 
 /// The path of a dataset's split file of the records whose `by` column is `id`, if the
