@@ -9,7 +9,7 @@ use arrow_array::builder::{
 use arrow_array::ArrayRef;
 use arrow_schema::{DataType, Field};
 
-use roadtraffic_catalog::{Column, Domain, ValueType};
+use roadtraffic_catalog::{dates, Column, Domain, ValueType};
 
 use crate::downloads::layout::{Cell, CellValue};
 
@@ -161,7 +161,8 @@ fn float(value: CellValue) -> Result<Option<f64>, Misfit> {
     }
 }
 
-/// Days since 1970-01-01 of a `YYYY-MM-DD` date (the loader keeps dates so).
+/// Days since 1970-01-01 of a `YYYY-MM-DD` date (the loader keeps dates so), by the
+/// catalogue's calendar.
 fn date(value: CellValue) -> Result<Option<i32>, Misfit> {
     let CellValue::Text(t) = value else {
         return match value {
@@ -174,23 +175,13 @@ fn date(value: CellValue) -> Result<Option<i32>, Misfit> {
         Some((it.next()??, it.next()??, it.next()??))
     });
     match parts {
-        Some((y, m, d)) if (1..=12).contains(&m) && (1..=31).contains(&d) => {
-            Ok(Some(days_from_civil(y, m, d) as i32))
+        Some((y, m, d))
+            if (1..=12).contains(&m) && (1..=dates::days_in_month(y, m)).contains(&d) =>
+        {
+            Ok(Some(dates::days_from_civil(y, m, d) as i32))
         }
         _ => Err(misfit(value, "a date")),
     }
-}
-
-/// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's
-/// `days_from_civil`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]
@@ -198,16 +189,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn dates_count_days_from_1970() {
-        assert_eq!(days_from_civil(1970, 1, 1), 0);
-        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
-        assert_eq!(days_from_civil(2019, 6, 14), 18_061);
-        assert_eq!(days_from_civil(1969, 12, 31), -1);
-    }
-
-    #[test]
     fn text_that_is_not_a_date_is_a_misfit() {
         assert!(date(CellValue::Text(b"2019-13-01")).is_err());
+        assert!(date(CellValue::Text(b"2019-02-29")).is_err());
         assert!(date(CellValue::Text(b"2019-06")).is_err());
         assert_eq!(date(CellValue::Text(b"2019-06-14")).unwrap(), Some(18_061));
     }
