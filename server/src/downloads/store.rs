@@ -167,9 +167,15 @@ fn write(path: &Path, build: Build) -> Result<Stored, ApiError> {
     let mut out = Hashing {
         inner: BufWriter::with_capacity(1 << 20, file),
         hash: Sha256::new(),
-        len: 0,
+        failed: None,
     };
-    let written = build(&mut out).and_then(|()| {
+    // A write that failed (a full disk) fails the build as the client's going would: the
+    // file's own error is the one to report.
+    let written = build(&mut out).map_err(|e| match out.failed.take() {
+        Some(failed) => io_error(&temporary, failed),
+        None => e,
+    });
+    let written = written.and_then(|()| {
         let file = out
             .inner
             .into_inner()
@@ -187,19 +193,25 @@ fn write(path: &Path, build: Build) -> Result<Stored, ApiError> {
     existing(path).ok_or_else(|| ApiError::internal(format!("{} vanished", path.display())))
 }
 
-/// A writer that hashes and counts what it writes.
+/// A writer that hashes what it writes, and keeps the error of a write that failed.
 struct Hashing {
     inner: BufWriter<File>,
     hash: Sha256,
-    len: u64,
+    failed: Option<std::io::Error>,
 }
 
 impl Write for Hashing {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(data)?;
-        self.hash.update(&data[..n]);
-        self.len += n as u64;
-        Ok(n)
+        match self.inner.write(data) {
+            Ok(n) => {
+                self.hash.update(&data[..n]);
+                Ok(n)
+            }
+            Err(e) => {
+                self.failed = Some(std::io::Error::new(e.kind(), e.to_string()));
+                Err(e)
+            }
+        }
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
