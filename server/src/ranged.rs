@@ -34,9 +34,11 @@ pub struct Representation<'a> {
     pub content_type: &'a str,
     /// The name a client saves it under.
     pub filename: &'a str,
-    /// Whether a whole body is content-encoded on its way (`--compress`, and the client
-    /// accepts an encoding): other bytes, so its ETag is weak (ranges are never encoded).
-    pub encoded_whole: bool,
+    /// Whether the compression middleware would encode the body (`--compress`, and the client
+    /// accepts an encoding). The answer then says `Content-Encoding: identity`, which the
+    /// middleware leaves alone: the bytes stay the file's, with their length and strong ETag,
+    /// whole or in ranges alike (the big files are compressed already: zip, Parquet).
+    pub would_be_encoded: bool,
 }
 
 /// More ranges than this in one request are answered with the whole file, as RFC 9110
@@ -57,18 +59,14 @@ pub fn respond(req: &HttpRequest, file: &Representation) -> std::io::Result<Http
     // Last-Modified has whole seconds: compared in whole seconds.
     let modified = whole_seconds(file.modified);
     if let Some(status) = precondition(req, &etag, modified) {
-        let mut head = validators(status, file, file.etag, modified);
+        let mut head = validators(status, file, modified);
         return Ok(head.finish());
     }
     let wanted = match *req.method() {
         Method::GET if range_applies(req, &etag, modified) => ranges(req, file.len),
         _ => Wanted::Whole,
     };
-    let sent_etag = match wanted == Wanted::Whole && file.encoded_whole {
-        true => format!("W/{}", file.etag),
-        false => file.etag.to_string(),
-    };
-    let head = validators(StatusCode::OK, file, &sent_etag, modified);
+    let head = validators(StatusCode::OK, file, modified);
     answer(req, head, file, wanted)
 }
 
@@ -163,11 +161,13 @@ fn satisfiable(specs: &[ByteRangeSpec], len: u64) -> Wanted {
 fn validators(
     status: StatusCode,
     file: &Representation,
-    etag: &str,
     modified: SystemTime,
 ) -> HttpResponseBuilder {
     let mut head = HttpResponse::build(status);
-    head.insert_header((header::ETAG, etag))
+    if file.would_be_encoded {
+        head.insert_header((header::CONTENT_ENCODING, "identity"));
+    }
+    head.insert_header((header::ETAG, file.etag))
         .insert_header((header::LAST_MODIFIED, HttpDate::from(modified)))
         .insert_header((header::ACCEPT_RANGES, "bytes"))
         .insert_header((

@@ -95,17 +95,20 @@ pub fn bind(config: Config) -> std::io::Result<Running> {
 /// Writes the national files of each release served before they are asked for, on a thread
 /// of its own, for as long as the server is up.
 fn keep_downloads_written(router: &web::Data<Router>, every: Duration) {
-    let router = Arc::downgrade(&router.clone().into_inner());
+    let weak = Arc::downgrade(&router.clone().into_inner());
     std::thread::spawn(move || {
         let runtime = actix_web::rt::System::new();
         let mut written = String::new();
-        while let Some(router) = router.upgrade() {
+        while let Some(router) = weak.upgrade() {
             let release = router.state.current.get().ok();
             if let Some(release) = release.filter(|r| r.tag != written) {
                 written.clone_from(&release.tag);
                 let store = crate::downloads::store_of(&release, &router.state.config);
                 drop(router);
-                runtime.block_on(crate::downloads::warm(store, release));
+                // Between files: stop once another release is served (or the server stopped).
+                let served = |r: &Router| r.state.current.get().ok().map(|c| c.tag.clone());
+                let current = || weak.upgrade().and_then(|r| served(&r)) == Some(written.clone());
+                runtime.block_on(crate::downloads::warm(store, release, current));
                 continue;
             }
             drop(router);

@@ -199,9 +199,13 @@ pub fn store_of(release: &Release, config: &Config) -> Arc<Store> {
 
 /// Writes every national file of `release` not yet in its store, one after another, Parquet
 /// first: query engines send a `HEAD` and then ranges, and would otherwise wait for the file
-/// to be written (seconds to a minute on the national tables).
-pub async fn warm(store: Arc<Store>, release: Arc<Release>) {
+/// to be written (seconds to a minute on the national tables). Stops when `current` says the
+/// release is no longer the one served.
+pub async fn warm(store: Arc<Store>, release: Arc<Release>, current: impl Fn() -> bool) {
     for key in national_paths() {
+        if !current() {
+            return;
+        }
         let Some(download) = resolve(&key) else {
             continue;
         };

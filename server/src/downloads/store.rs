@@ -15,10 +15,10 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use sha2::{Digest, Sha256};
-use tokio::sync::OnceCell;
+use tokio::sync::{OnceCell, Semaphore};
 
 use crate::error::ApiError;
 use crate::release::Release;
@@ -48,19 +48,33 @@ pub type Build = Box<dyn FnOnce(&mut dyn Write) -> Result<(), ApiError> + Send>;
 pub struct Store {
     dir: PathBuf,
     cells: Mutex<HashMap<String, Arc<OnceCell<Stored>>>>,
-    /// Whole national files are written one at a time: each reads a whole table.
-    heavy: Arc<tokio::sync::Semaphore>,
+    /// Whole national files are written one at a time (each reads a whole table), split files
+    /// two at a time: a crawler asking for every area's file waits its turn rather than taking
+    /// every connection. The permit goes with the writing thread, which a client's leaving
+    /// does not stop.
+    heavy: Arc<Semaphore>,
+    light: Arc<Semaphore>,
+    /// Files whose writing failed, and when: asked again within [`RETRY_AFTER`], a 503 rather
+    /// than another whole export that fails the same way.
+    failed: Mutex<HashMap<String, Instant>>,
 }
+
+/// How long a file whose writing failed is not tried again.
+const RETRY_AFTER: Duration = Duration::from_secs(30);
 
 impl Store {
     /// The store of `release` under `root`; the folders of releases not used for a while go.
     pub fn new(root: &Path, release: &Release) -> Store {
         let name = format!("{}-v{FILES_VERSION}", &release.about.id[..16]);
         prune(root, &name);
+        let dir = root.join(name);
+        touch(&dir);
         Store {
-            dir: root.join(name),
+            dir,
             cells: Mutex::default(),
-            heavy: Arc::new(tokio::sync::Semaphore::new(1)),
+            heavy: Arc::new(Semaphore::new(1)),
+            light: Arc::new(Semaphore::new(2)),
+            failed: Mutex::default(),
         }
     }
 
@@ -72,32 +86,59 @@ impl Store {
     }
 
     /// The stored file at `key` (a path under `/downloads/`), built by `build` if it is not
-    /// there yet. `heavy`: a whole table, built one at a time (and then held open).
+    /// there yet. `heavy`: a whole table, built one at a time (and then mapped).
     pub async fn get(&self, key: &str, heavy: bool, build: Build) -> Result<Stored, ApiError> {
         let cell = {
             let mut cells = self.cells.lock().unwrap_or_else(PoisonError::into_inner);
             cells.entry(key.to_string()).or_default().clone()
         };
-        let path = self.dir.join(key);
         let stored = cell
-            .get_or_try_init(|| async {
-                let _permit = match heavy {
-                    true => Some(self.heavy.acquire().await.map_err(ApiError::internal)?),
-                    false => None,
-                };
-                let (tx, rx) = tokio::sync::oneshot::channel();
-                let written = path.clone();
-                // A thread of its own: a build may take a minute, which the blocking pool's
-                // few threads (sized to the connections) cannot spare.
-                std::thread::spawn(move || tx.send(stored_or_built(&written, build)));
-                let mut stored = rx.await.map_err(ApiError::internal)??;
-                if heavy && stored.len > 0 {
-                    stored.mapped = Some(Arc::new(map(&path)?));
-                }
-                Ok::<_, ApiError>(stored)
-            })
+            .get_or_try_init(|| self.write(key, heavy, build))
             .await?;
         Ok(stored.clone())
+    }
+
+    /// Writes the file at `key` (or finds it written by another server), on a thread of its
+    /// own: a build may take a minute, which the blocking pool's few threads (sized to the
+    /// connections) cannot spare.
+    async fn write(&self, key: &str, heavy: bool, build: Build) -> Result<Stored, ApiError> {
+        if self.failed_lately(key) {
+            return Err(ApiError::Unavailable);
+        }
+        let permits = if heavy { &self.heavy } else { &self.light };
+        let permit = permits.clone().acquire_owned().await;
+        let permit = permit.map_err(ApiError::internal)?;
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let path = self.dir.join(key);
+        let written = path.clone();
+        std::thread::spawn(move || {
+            let _permit = permit;
+            tx.send(stored_or_built(&written, build))
+        });
+        let result = rx
+            .await
+            .map_err(ApiError::internal)?
+            .and_then(|mut stored| {
+                if heavy && stored.len > 0 {
+                    let map = map(&path)?;
+                    stored.len = map.len() as u64;
+                    stored.mapped = Some(Arc::new(map));
+                }
+                Ok(stored)
+            });
+        match &result {
+            Ok(_) => touch(&self.dir),
+            Err(_) => {
+                let mut failed = self.failed.lock().unwrap_or_else(PoisonError::into_inner);
+                failed.insert(key.to_string(), Instant::now());
+            }
+        }
+        result
+    }
+
+    fn failed_lately(&self, key: &str) -> bool {
+        let failed = self.failed.lock().unwrap_or_else(PoisonError::into_inner);
+        failed.get(key).is_some_and(|at| at.elapsed() < RETRY_AFTER)
     }
 
     /// Forgets a stored file found gone (its folder pruned by another server): built again on
@@ -124,7 +165,7 @@ fn stored_or_built(path: &Path, build: Build) -> Result<Stored, ApiError> {
     if let Some(stored) = existing(path) {
         return Ok(stored);
     }
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     let stored = write(path, build)?;
     log::info!(
         "download {} written: {} bytes in {:.1} s",
@@ -135,9 +176,13 @@ fn stored_or_built(path: &Path, build: Build) -> Result<Stored, ApiError> {
     Ok(stored)
 }
 
-/// A whole file at `path`, with its ETag beside it.
+/// A whole file at `path`, with its ETag beside it (a quoted hexadecimal tag, as written).
 fn existing(path: &Path) -> Option<Stored> {
     let etag = fs::read_to_string(with_suffix(path, ".etag")).ok()?;
+    let hex = etag.strip_prefix('"')?.strip_suffix('"')?;
+    if hex.len() != 32 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
     let meta = fs::metadata(path).ok()?;
     Some(Stored {
         path: path.to_path_buf(),
@@ -188,7 +233,11 @@ fn write(path: &Path, build: Build) -> Result<Stored, ApiError> {
     }
     let etag = format!("\"{:.32}\"", format!("{:x}", out.hash.finalize()));
     let etag_path = with_suffix(path, ".etag");
-    fs::write(&etag_path, &etag).map_err(|e| io_error(&etag_path, e))?;
+    let synced = File::create(&etag_path).and_then(|mut f| {
+        f.write_all(etag.as_bytes())?;
+        f.sync_data()
+    });
+    synced.map_err(|e| io_error(&etag_path, e))?;
     fs::rename(&temporary, path).map_err(|e| io_error(path, e))?;
     existing(path).ok_or_else(|| ApiError::internal(format!("{} vanished", path.display())))
 }
@@ -219,6 +268,16 @@ impl Write for Hashing {
     }
 }
 
+/// Marks a release's folder as used now (its modification time), making it if need be.
+fn touch(dir: &Path) {
+    let now = fs::create_dir_all(dir)
+        .and_then(|()| File::open(dir))
+        .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+    if let Err(e) = now {
+        log::warn!("{}: {e}", dir.display());
+    }
+}
+
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(suffix);
@@ -231,13 +290,25 @@ fn io_error(path: &Path, e: std::io::Error) -> ApiError {
 
 /// Folders of other releases (or other versions) unused for this long are removed when a
 /// release is opened; a replica still serving one a little longer builds again what it needs.
+/// A folder is used when its store opens and when a file is written in it (`touch`).
 const UNUSED: Duration = Duration::from_secs(600);
 
 fn prune(root: &Path, keep: &str) {
     let Ok(entries) = fs::read_dir(root) else {
         return;
     };
-    for entry in entries.flatten() {
+    // Only the store's own folders, named as `Store::new` names them: the root may be shared.
+    let ours = |name: &str| {
+        let (id, version) = name.split_once("-v").unwrap_or_default();
+        id.len() == 16
+            && id.bytes().all(|b| b.is_ascii_hexdigit())
+            && !version.is_empty()
+            && version.bytes().all(|b| b.is_ascii_digit())
+    };
+    let entries = entries
+        .flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(ours));
+    for entry in entries {
         let unused = entry
             .metadata()
             .and_then(|m| m.modified())

@@ -58,7 +58,7 @@ pub async fn file(
             modified: stored.modified,
             content_type: downloads::content_type_of(path),
             filename: path.rsplit('/').next().unwrap_or(path),
-            encoded_whole: Encoding::negotiate(req, state.config.compress) != Encoding::Identity,
+            would_be_encoded: Encoding::negotiate(req, state.config.compress) != Encoding::Identity,
         };
         match ranged::respond(req, &file) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => store.forget(path),
@@ -125,10 +125,11 @@ pub async fn listing(
         name,
         area: None,
     };
+    let release = state.current.get()?;
     if req.method() == actix_web::http::Method::HEAD {
         return Ok(head_of_streamed(format.content_type(), &download.name));
     }
-    send(state, state.current.get()?, download, format.content_type()).await
+    send(state, release, download, format.content_type()).await
 }
 
 /// A `HEAD` of a streamed listing: its headers without running its query. RFC 9110 lets a

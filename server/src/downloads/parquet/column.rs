@@ -178,7 +178,9 @@ fn date(value: CellValue) -> Result<Option<i32>, Misfit> {
         Some((y, m, d))
             if (1..=12).contains(&m) && (1..=dates::days_in_month(y, m)).contains(&d) =>
         {
-            Ok(Some(dates::days_from_civil(y, m, d) as i32))
+            let days = i32::try_from(dates::days_from_civil(y, m, d));
+            days.map(Some)
+                .map_err(|_| misfit(value, "a date of 32-bit days"))
         }
         _ => Err(misfit(value, "a date")),
     }
