@@ -24,9 +24,14 @@ const POLARS: (&str, &str) = ("polars", "pip install polars");
 
 /// Each script's first lines: a cell as JSON. A double goes as its shortest text, which Rust
 /// reads back exactly (serde_json's own reading of doubles may be a unit in the last place
-/// off), a date as `YYYY-MM-DD`, and pandas' NaN of a missing value as null.
+/// off), a date as `YYYY-MM-DD`, and pandas' NaN of a missing value as null. `done()` ends a
+/// script once it has printed: without the interpreter's teardown, where pyarrow's threads
+/// now and then abort it ("terminate called without an active exception") after its answer.
 const CELL: &str = r#"
-import json, math, sys
+import json, math, os, sys
+def done():
+    sys.stdout.flush()
+    os._exit(0)
 def cell(v):
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return None
@@ -41,7 +46,7 @@ def table(rows):
 
 /// Runs a client's script with `python` and gives the JSON it printed; it must succeed.
 fn client(python: &Path, script: &str, args: &[&str]) -> serde_json::Value {
-    let program = [CELL, script].concat();
+    let program = [CELL, script, "\ndone()\n"].concat();
     let out = Command::new(python)
         .args(["-c", &program])
         .args(args)
@@ -332,7 +337,7 @@ try:
     frame = pd.read_parquet(url, columns=columns, filters=[tuple(f) for f in filters] or None, **through)
 except Exception as e:
     print(json.dumps({"error": f"{type(e).__name__}: {e}"}))
-    sys.exit(0)
+    done()
 print(json.dumps({"rows": table(frame.astype(object).values.tolist())}))
 "#;
 
