@@ -119,7 +119,7 @@ pub fn main() -> ExitCode {
 }
 
 fn run_diff(old: &Path, new: &Path, report_json: Option<&Path>, quiet: bool) -> ExitCode {
-    let changes = match diff::compare(old, new) {
+    let changes = match diff::compare_files(old, new) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("roadtraffic-load diff: {e}");

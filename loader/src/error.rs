@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::report::{self, LoadReport};
+pub use roadtraffic_releases::diff::DiffError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -235,16 +236,4 @@ impl FetchError {
             detail: e.to_string(),
         }
     }
-}
-
-/// Why two files could not be compared.
-#[derive(Debug, thiserror::Error)]
-pub enum DiffError {
-    #[error("{0}: not a file built by roadtraffic-load ({1})")]
-    NotOurs(PathBuf, String),
-    #[error("{0}: SQLite: {1}")]
-    Sqlite(PathBuf, rusqlite::Error),
-    /// A reading thread stopped early; its own error says why.
-    #[error("a reader of {0} stopped")]
-    ReaderStopped(PathBuf),
 }

@@ -16,12 +16,11 @@
 //! The report (`report/`) gathers what every stage saw: its data in `report/data.rs`, its forms
 //! (text, JSON, metadata, progress bar) beside it. What a load is asked is `options.rs`. The
 //! report and the errors sit below the stages, which import them, never the reverse:
-//! `cli -> run -> stages -> error -> report -> catalogue`. `cli.rs` is the command line.
+//! `cli -> run -> stages -> error -> report -> releases -> catalogue`. `cli.rs` is the command line.
 
 mod cells;
 pub mod cli;
 mod derived;
-pub mod diff;
 mod error;
 pub mod fetch;
 mod guard;
@@ -42,6 +41,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use roadtraffic_catalog::{self as catalog, Dataset};
+pub use roadtraffic_releases::diff;
 
 pub use error::{
     DiffError, FetchError, FileRefusal, InputError, LoadError, Refusal, Refusals, TargetError,
@@ -113,7 +113,7 @@ fn compare_with_replaced(
     report: &mut LoadReport,
 ) -> Result<(), LoadError> {
     let started = Instant::now();
-    match diff::compare(&target.path, partial) {
+    match diff::compare_files(&target.path, partial) {
         Ok(changes) => {
             let json =
                 serde_json::to_string(&changes).map_err(|e| LoadError::io(partial, e.into()))?;

@@ -9,8 +9,8 @@ use rusqlite::Connection;
 use roadtraffic_catalog::{Dataset, ValueType};
 
 use super::rows::{compare_keys, Batch};
-use crate::error::DiffError;
-use crate::target::open_built;
+use super::DiffError;
+use crate::Storage;
 
 /// Batches read ahead of the merge, per file: bounds what is in flight.
 const BATCHES_AHEAD: usize = 4;
@@ -98,13 +98,14 @@ type Sink = mpsc::SyncSender<Result<Batch, DiffError>>;
 
 /// Starts reading a file's rows of a table: none when `reading` is `None` (a table the file
 /// lacks). Rows are `width` values, the first `key` of them the key.
-pub fn read(path: &Path, reading: Option<Reading>, width: usize, key: usize) -> Rows {
+pub fn read(storage: &Storage, reading: Option<Reading>, width: usize, key: usize) -> Rows {
     let (tx, batches) = mpsc::sync_channel(BATCHES_AHEAD);
-    let path = path.to_path_buf();
+    let storage = storage.clone();
+    let path = storage.main.clone();
     let reader = std::thread::spawn(move || {
         let Some(reading) = reading else { return };
         let sqlite = |e| DiffError::Sqlite(path.clone(), e);
-        let sent = open_built(&path).map_err(sqlite).and_then(|conn| {
+        let sent = storage.open().map_err(sqlite).and_then(|conn| {
             let mut out = Output::new(&tx, width);
             match &reading {
                 Reading::Sorted(sql) => send_sorted(&conn, sql, &mut out),

@@ -30,11 +30,28 @@ pub use human::human;
 use side::Cursor;
 use tally::{ListedKeys, Positions, Tally};
 
-use crate::error::DiffError;
-use crate::target::open_built;
+use crate::Storage;
+
+/// Why two releases could not be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    #[error("{0}: not a file built by roadtraffic-load ({1})")]
+    NotOurs(PathBuf, String),
+    #[error("{0}: SQLite: {1}")]
+    Sqlite(PathBuf, rusqlite::Error),
+    /// A reading thread stopped early; its own error says why.
+    #[error("a reader of {0} stopped")]
+    ReaderStopped(PathBuf),
+}
 
 /// Compares two files built by roadtraffic-load: `old`, then `new`.
-pub fn compare(old: &Path, new: &Path) -> Result<ChangeReport, DiffError> {
+pub fn compare_files(old: &Path, new: &Path) -> Result<ChangeReport, DiffError> {
+    compare(&Storage::file(old), &Storage::file(new))
+}
+
+/// Compares two releases, each read from its storage (a file, or a kept release with the files
+/// it shares): `old`, then `new`.
+pub fn compare(old: &Storage, new: &Storage) -> Result<ChangeReport, DiffError> {
     let (old, new) = (FileSchema::read(old)?, FileSchema::read(new)?);
     let mut report = ChangeReport {
         before: old.summary.clone(),
@@ -66,17 +83,19 @@ pub fn compare(old: &Path, new: &Path) -> Result<ChangeReport, DiffError> {
 
 /// What a file holds: its tables' columns, and what its metadata says of it.
 struct FileSchema {
-    path: PathBuf,
+    storage: Storage,
     tables: HashMap<String, Vec<String>>,
     summary: FileSummary,
 }
 
 impl FileSchema {
-    fn read(path: &Path) -> Result<FileSchema, DiffError> {
+    fn read(storage: &Storage) -> Result<FileSchema, DiffError> {
+        let path = storage.main.as_path();
         let sqlite = |e| DiffError::Sqlite(path.to_path_buf(), e);
-        let conn = open_built(path).map_err(sqlite)?;
+        let conn = storage.open().map_err(sqlite)?;
+        // Every schema's tables: a kept release's shared groups are in attached files.
         let names: Vec<String> = conn
-            .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+            .prepare("SELECT name FROM pragma_table_list WHERE type = 'table' AND schema <> 'temp'")
             .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
             .map_err(|e| DiffError::NotOurs(path.to_path_buf(), e.to_string()))?;
         if !names.iter().any(|n| n == "metadata") {
@@ -94,7 +113,7 @@ impl FileSchema {
             schema_version: meta(&conn, metadata::SCHEMA_VERSION),
         };
         Ok(FileSchema {
-            path: path.to_path_buf(),
+            storage: storage.clone(),
             tables,
             summary,
         })
@@ -147,11 +166,11 @@ fn compare_table(
     };
     let p = &plan.positions;
     let width = p.key() + p.compared_names.len();
-    let old_rows = side::read(&old.path, plan.old, width, p.key());
-    let new_rows = side::read(&new.path, plan.new, width, p.key());
+    let old_rows = side::read(&old.storage, plan.old, width, p.key());
+    let new_rows = side::read(&new.storage, plan.new, width, p.key());
     let (mut old_rows, mut new_rows) = (
-        Cursor::new(old_rows, &old.path),
-        Cursor::new(new_rows, &new.path),
+        Cursor::new(old_rows, &old.storage.main),
+        Cursor::new(new_rows, &new.storage.main),
     );
     let mut tally = Tally::new(p);
     let started = std::time::Instant::now();
@@ -246,8 +265,8 @@ fn uncomparable(
         if f.columns(d.table).is_none() {
             return Ok(0);
         }
-        let sqlite = |e| DiffError::Sqlite(f.path.clone(), e);
-        let conn = open_built(&f.path).map_err(sqlite)?;
+        let sqlite = |e| DiffError::Sqlite(f.storage.main.clone(), e);
+        let conn = f.storage.open().map_err(sqlite)?;
         let sql = format!("SELECT count(*) FROM {}", d.table);
         let rows: i64 = conn.query_row(&sql, [], |r| r.get(0)).map_err(sqlite)?;
         Ok(rows.max(0) as u64)
