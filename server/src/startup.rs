@@ -13,7 +13,7 @@ use crate::configuration::Config;
 use crate::description::Description;
 use crate::ops::{self, Metrics};
 use crate::ratelimit::Limiter;
-use crate::release::{Current, Settings};
+use crate::release::{Current, Named, Settings};
 use crate::routes::{self, table, RouteTable, Router};
 use crate::state::AppState;
 
@@ -38,8 +38,11 @@ pub fn bind(config: Config) -> std::io::Result<Running> {
         connections,
         cache_kib: config.cache_kib_per_connection(),
         metrics: metrics.db.clone(),
+        min_idle: None,
     };
-    let current = Arc::new(Current::open(&config.db, settings).map_err(std::io::Error::other)?);
+    let current = Current::open(&config.db, settings.clone()).map_err(std::io::Error::other)?;
+    let current = Arc::new(current);
+    let named = Arc::new(Named::new(&config.db, settings, current.clone()));
     current.watch(Duration::from_millis(config.watch_interval.max(50)));
     let (compress, workers) = (config.compress, config.workers());
     let shutdown_timeout = config.shutdown_timeout;
@@ -50,7 +53,7 @@ pub fn bind(config: Config) -> std::io::Result<Running> {
         description: Arc::new(description),
         limiter: (config.rate_limit > 0).then(|| Limiter::new(config.rate_limit)),
         metrics: metrics.clone(),
-        state: AppState::new(current, config.clone()),
+        state: AppState::new(current, named, config.clone()),
     });
     if !config.lazy_downloads {
         keep_downloads_written(

@@ -9,10 +9,22 @@ use std::sync::Arc;
 use crate::cache::ResponseCache;
 use crate::configuration::Config;
 use crate::error::ApiError;
-use crate::release::{Current, Release};
+use crate::release::{Current, Named, Release};
+
+/// The release a request is answered from, and the path that names it in the links it is
+/// answered with.
+#[derive(Clone)]
+pub struct Served {
+    pub release: Arc<Release>,
+    /// `""` for the latest at its own paths; `/releases/{name}` for a named release.
+    pub prefix: String,
+}
 
 pub struct AppState {
+    /// The release at `--db`: `/api` and everything not under `/releases/{name}`.
     pub current: Arc<Current>,
+    /// Every release kept beside it, by name.
+    pub named: Arc<Named>,
     pub config: Config,
     /// Permits for requests of more than [`HEAVY_ROWS`] rows.
     heavy: Arc<tokio::sync::Semaphore>,
@@ -22,10 +34,11 @@ pub struct AppState {
 const HEAVY_ROWS: i64 = 1000;
 
 impl AppState {
-    pub fn new(current: Arc<Current>, config: Config) -> AppState {
+    pub fn new(current: Arc<Current>, named: Arc<Named>, config: Config) -> AppState {
         let permits = (config.connections() as usize / 2).max(1);
         AppState {
             current,
+            named,
             config,
             heavy: Arc::new(tokio::sync::Semaphore::new(permits)),
         }

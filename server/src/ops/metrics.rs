@@ -27,7 +27,7 @@ use prometheus::{
 
 use crate::api::FilterSets;
 use crate::error::ApiError;
-use crate::release::{DbMetrics, Release};
+use crate::release::{DbMetrics, Listing, Release};
 
 /// Request durations, in seconds: from a 1 ms page to a 30,000-row page sent to a slow client.
 const DURATION_BUCKETS: &[f64] = &[
@@ -75,6 +75,7 @@ struct ReleaseGauges {
     rows: IntGaugeVec,
     connections: IntGaugeVec,
     filter_set_bytes: IntGauge,
+    kept: IntGaugeVec,
 }
 
 fn register<T: prometheus::core::Collector + Clone + 'static>(
@@ -161,6 +162,17 @@ impl ReleaseGauges {
                 "SQLite connections of the release in service, busy or idle",
                 "state",
             )?,
+            kept: register(
+                r,
+                IntGaugeVec::new(
+                    opts(
+                        "roadtraffic_release_kept_info",
+                        "Each release served under /releases/{name} (always 1): its name, id \
+                         and whether it is the latest",
+                    ),
+                    &["release", "id", "latest"],
+                )?,
+            )?,
             filter_set_bytes: register(
                 r,
                 IntGauge::with_opts(opts(
@@ -169,6 +181,21 @@ impl ReleaseGauges {
                 ))?,
             )?,
         })
+    }
+
+    fn set_kept(&self, listing: &Listing) {
+        self.kept.reset();
+        let latest = listing.latest();
+        for r in &listing.releases {
+            let is_latest = if Some(r.name.as_str()) == latest {
+                "true"
+            } else {
+                "false"
+            };
+            self.kept
+                .with_label_values(&[r.name.as_str(), &r.id, is_latest])
+                .set(1);
+        }
     }
 
     fn set(&self, release: &Release) {
@@ -220,9 +247,10 @@ impl Metrics {
     }
 
     /// Every metric in the Prometheus text format, the release's read from `release`.
-    pub fn render(&self, release: &Release) -> Result<String, ApiError> {
+    pub fn render(&self, release: &Release, kept: &Listing) -> Result<String, ApiError> {
         let _one_at_a_time = self.scrape.lock().unwrap_or_else(PoisonError::into_inner);
         self.release.set(release);
+        self.release.set_kept(kept);
         let mut out = Vec::new();
         TextEncoder::new()
             .encode(&self.registry.gather(), &mut out)

@@ -11,7 +11,7 @@ use actix_web::{web, HttpResponse, HttpResponseBuilder};
 use roadtraffic_catalog::json;
 
 use crate::error::ApiError;
-use crate::release::Release;
+use crate::release::{Listing, Release};
 use crate::state::AppState;
 
 /// `/healthz`: the process answers.
@@ -27,7 +27,10 @@ pub async fn readiness(state: &AppState) -> Result<HttpResponse, ApiError> {
         .await
         .map_err(ApiError::internal)?;
     match answers {
-        Ok(()) => Ok(no_store(HttpResponse::Ok()).body(describe(&release))),
+        Ok(()) => {
+            let listing = state.named.listing()?;
+            Ok(no_store(HttpResponse::Ok()).body(describe(&release, &listing)))
+        }
         Err(e) => {
             log::error!("not ready: the release in service does not answer: {e}");
             Ok(not_ready())
@@ -48,8 +51,9 @@ fn no_store(mut head: HttpResponseBuilder) -> HttpResponseBuilder {
 }
 
 /// The release in service: `{"status":"ready","release":..,"id":..,"loaded_at":..,
-/// "serving_since":..,"schema_version":..,"rows":{table: rows, ..}}`.
-fn describe(release: &Release) -> Vec<u8> {
+/// "serving_since":..,"schema_version":..,"rows":{table: rows, ..},"releases":[name, ..]}`: the
+/// last of `releases` (those served under `/releases/{name}`, oldest first) is this one.
+fn describe(release: &Release, kept: &Listing) -> Vec<u8> {
     let about = &release.about;
     let time = |t| humantime::format_rfc3339_seconds(t).to_string();
     let mut out = br#"{"status":"ready","release":"#.to_vec();
@@ -71,6 +75,13 @@ fn describe(release: &Release) -> Vec<u8> {
         out.push(b':');
         json::int(&mut out, rows);
     }
-    out.extend_from_slice(b"}}");
+    out.extend_from_slice(br#"},"releases":["#);
+    for (i, r) in kept.releases.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        json::string(&mut out, &r.name);
+    }
+    out.extend_from_slice(b"]}");
     out
 }

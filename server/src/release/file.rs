@@ -17,6 +17,7 @@ use roadtraffic_catalog::changes::ChangeReport;
 use roadtraffic_catalog::record::RecordLayout;
 use roadtraffic_catalog::schema::{self, metadata};
 use roadtraffic_catalog::{Dataset, DATASETS};
+use roadtraffic_releases::Storage;
 
 use super::{DbMetrics, Kept};
 use crate::error::ApiError;
@@ -64,6 +65,8 @@ pub struct Settings {
     /// SQLite's page cache, per connection, in KiB.
     pub cache_kib: u64,
     pub metrics: Arc<DbMetrics>,
+    /// Connections opened at once and kept open; all of them when `None`.
+    pub min_idle: Option<u32>,
 }
 
 /// What a release says of itself in its metadata, and since when this server answers from it.
@@ -85,8 +88,10 @@ pub struct Release {
     pub pool: Pool,
     /// A connection of its own for the readiness probe, which never waits behind queries.
     probe: Mutex<rusqlite::Connection>,
-    /// Held open so that the pool's connections, opened through it, see this file.
-    _file: File,
+    /// Held open so that the pool's connections, opened through them, see these files: the
+    /// release's own, then those it shares groups of (a kept release's, see
+    /// `roadtraffic_releases::Storage`).
+    _files: Vec<File>,
     pub identity: FileIdentity,
     /// Changes with every load: part of every ETag.
     pub tag: String,
@@ -111,15 +116,41 @@ const FLAGS: OpenFlags = OpenFlags::SQLITE_OPEN_READ_ONLY
     .union(OpenFlags::SQLITE_OPEN_URI)
     .union(OpenFlags::SQLITE_OPEN_NO_MUTEX);
 
+/// How a release's responses are tagged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tagging {
+    /// By the load and the file on disk: another copy of one load, or the same load renamed in
+    /// again, is revalidated (`/api`).
+    PerFile,
+    /// By the load alone: a named release's responses never change, on any replica.
+    PerLoad,
+}
+
 impl Release {
+    /// Opens the release held by one complete file.
     pub fn open(path: &Path, settings: &Settings) -> Result<Release, OpenError> {
-        let io = |e| OpenError::Io(path.to_path_buf(), e);
+        Release::open_kept(&Storage::file(path), settings, Tagging::PerFile)
+    }
+
+    /// Opens a release from its storage: its own file, and those it shares groups of, attached
+    /// on every connection.
+    pub fn open_kept(
+        storage: &Storage,
+        settings: &Settings,
+        tagging: Tagging,
+    ) -> Result<Release, OpenError> {
+        let path = storage.main.as_path();
         let not_ours = |why: String| OpenError::NotOurs(path.to_path_buf(), why);
-        let file = File::open(path).map_err(io)?;
-        let identity = FileIdentity::from_metadata(&file.metadata().map_err(io)?);
-        let uri = pinned_uri(path, &file);
+        let (files, uris) = open_files(storage)?;
+        let identity = FileIdentity::from_metadata(
+            &files[0]
+                .metadata()
+                .map_err(|e| OpenError::Io(path.to_path_buf(), e))?,
+        );
+        let uri = uris[0].clone();
+        let attach = attach_sql(&uris[1..]);
         let init = format!(
-            "PRAGMA query_only = ON; PRAGMA cache_size = -{}; PRAGMA mmap_size = 0;",
+            "PRAGMA query_only = ON; PRAGMA cache_size = -{}; PRAGMA mmap_size = 0;{attach}",
             settings.cache_kib
         );
         // One connection checks the file before the pool is built: a pool would retry a file
@@ -139,23 +170,26 @@ impl Release {
         let pool = r2d2::Pool::builder()
             .test_on_check_out(false)
             .max_size(settings.connections)
-            .min_idle(Some(settings.connections))
+            .min_idle(Some(settings.min_idle.unwrap_or(settings.connections)))
             .idle_timeout(None)
             .max_lifetime(None)
             .connection_timeout(Duration::from_secs(10))
             .build(manager)
             .map_err(|e| not_ours(e.to_string()))?;
-        let tag = format!(
-            "{:x}",
-            roadtraffic_catalog::stable_hash(&format!(
-                "{}/{}/{}/{}",
-                about.id, identity.ino, identity.size, identity.mtime
-            ))
-        );
+        let tag = match tagging {
+            Tagging::PerFile => format!(
+                "{:x}",
+                roadtraffic_catalog::stable_hash(&format!(
+                    "{}/{}/{}/{}",
+                    about.id, identity.ino, identity.size, identity.mtime
+                ))
+            ),
+            Tagging::PerLoad => about.id[..32].to_string(),
+        };
         Ok(Release {
             pool,
             probe: Mutex::new(probe),
-            _file: file,
+            _files: files,
             identity,
             tag,
             about,
@@ -203,6 +237,22 @@ impl Release {
         self.rows.get(table).copied().unwrap_or((0, false))
     }
 
+    /// Rows per table, as the loader's `row_counts` metadata has them (a JSON object).
+    pub fn row_counts_json(&self) -> serde_json::Value {
+        let rows = self.table_rows().map(|(t, n)| (t.to_string(), n.into()));
+        serde_json::Value::Object(rows.collect())
+    }
+
+    /// The source files the loader read, with their sizes and SHA-256 (a JSON array), from the
+    /// metadata; `null` when it holds none.
+    pub fn sources_json(&self) -> serde_json::Value {
+        let stored = (self.probe.lock().ok())
+            .and_then(|c| metadata_value(&c, metadata::SOURCES).ok().flatten());
+        stored
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or(serde_json::Value::Null)
+    }
+
     /// Rows per table, in the catalogue's order.
     pub fn table_rows(&self) -> impl Iterator<Item = (&'static str, i64)> + '_ {
         DATASETS.iter().map(|d| (d.table, self.rows(d.table).0))
@@ -238,6 +288,29 @@ impl Release {
             .map(drop)
             .map_err(|e| e.to_string())
     }
+}
+
+/// The files of a release opened, and the URI of each through its descriptor: the release's
+/// own first.
+fn open_files(storage: &Storage) -> Result<(Vec<File>, Vec<String>), OpenError> {
+    let paths = std::iter::once(&storage.main).chain(&storage.attached);
+    let mut files = Vec::new();
+    let mut uris = Vec::new();
+    for path in paths {
+        let file = File::open(path).map_err(|e| OpenError::Io(path.clone(), e))?;
+        uris.push(pinned_uri(path, &file));
+        files.push(file);
+    }
+    Ok((files, uris))
+}
+
+/// The statements that attach the files a release shares groups from: SQL naming a table
+/// finds it in the release's own file first, then in these.
+fn attach_sql(uris: &[String]) -> String {
+    let quoted = |uri: &str| uri.replace('\'', "''");
+    (uris.iter().enumerate())
+        .map(|(i, uri)| format!(" ATTACH DATABASE '{}' AS shared{i};", quoted(uri)))
+        .collect()
 }
 
 /// An SQLite URI that opens this very file, through the descriptor held: one renamed over the

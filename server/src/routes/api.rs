@@ -23,6 +23,7 @@ use crate::stream::{self, Written};
 pub async fn list(
     req: &HttpRequest,
     state: &AppState,
+    release: Arc<Release>,
     dataset: &'static Dataset,
     envelope: Envelope,
 ) -> Result<HttpResponse, ApiError> {
@@ -39,7 +40,6 @@ pub async fn list(
         Some(_) => Format::GeoJson.content_type(),
         None => Format::Json.content_type(),
     };
-    let release = state.current.get()?;
     let base = public_base(req, config.public_url.as_deref());
     let url = format!("{base}{}", req.path().trim_end_matches('/'));
     let mut key = request.canonical(&url, &params);
@@ -178,7 +178,7 @@ fn etag(release: &Release, canonical: &str, encoding: Encoding) -> String {
 
 /// `If-None-Match`, compared weakly as HTTP says: `W/"x"` matches `"x"` and `"x"` matches
 /// `W/"x"`; a list matches if any of its tags does; `*` matches any.
-fn matches_etag(req: &HttpRequest, etag: &str) -> bool {
+pub fn matches_etag(req: &HttpRequest, etag: &str) -> bool {
     fn opaque(tag: &str) -> &str {
         tag.trim().trim_start_matches("W/")
     }

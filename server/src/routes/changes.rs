@@ -12,8 +12,11 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::stream;
 
-pub async fn latest(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiError> {
-    let release = state.current.get()?;
+pub async fn latest(
+    req: &HttpRequest,
+    state: &AppState,
+    release: std::sync::Arc<crate::release::Release>,
+) -> Result<HttpResponse, ApiError> {
     // With `--compress` the compression middleware encodes the body: its tag is then weak.
     let encoding = Encoding::negotiate(req, state.config.compress);
     let mut head = HttpResponse::Ok();

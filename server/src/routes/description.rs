@@ -23,9 +23,9 @@ pub fn openapi(
 
 pub async fn docs(
     state: &AppState,
+    release: std::sync::Arc<crate::release::Release>,
     description: &std::sync::Arc<Description>,
 ) -> Result<HttpResponse, ApiError> {
-    let release = state.current.get()?;
     let page = actix_web::web::block({
         let config = state.config.clone();
         let description = description.clone();

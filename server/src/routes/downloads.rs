@@ -17,12 +17,16 @@ use crate::error::ApiError;
 use crate::html;
 use crate::ranged::{self, Representation};
 use crate::release::Release;
-use crate::state::AppState;
+use crate::state::{AppState, Served};
 use crate::stream;
 
-pub async fn page(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, ApiError> {
-    let release = state.current.get()?;
-    let base = state.config.base_path().to_string();
+pub async fn page(
+    req: &HttpRequest,
+    state: &AppState,
+    served: &Served,
+) -> Result<HttpResponse, ApiError> {
+    let release = served.release.clone();
+    let base = format!("{}{}", served.prefix, state.config.base_path());
     let origin = public_base(req, state.config.public_url.as_deref());
     let content = actix_web::web::block(move || downloads::page(&release, &base, &origin))
         .await
@@ -39,9 +43,9 @@ pub async fn page(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, A
 pub async fn file(
     req: &HttpRequest,
     state: &AppState,
+    release: Arc<Release>,
     path: &str,
 ) -> Result<HttpResponse, ApiError> {
-    let release = state.current.get()?;
     let store = downloads::store_of(&release, &state.config);
     // Twice at most: a stored file found gone (its folder pruned by another server) is
     // forgotten and written again.
@@ -96,6 +100,7 @@ async fn write(
 pub async fn listing(
     req: &HttpRequest,
     state: &AppState,
+    release: Arc<Release>,
     dataset: &'static Dataset,
     format: Format,
 ) -> Result<HttpResponse, ApiError> {
@@ -125,7 +130,6 @@ pub async fn listing(
         name,
         area: None,
     };
-    let release = state.current.get()?;
     if req.method() == actix_web::http::Method::HEAD {
         return Ok(head_of_streamed(format.content_type(), &download.name));
     }

@@ -14,6 +14,7 @@ mod description;
 mod downloads;
 mod ogc;
 mod ops;
+mod releases;
 pub mod table;
 
 use std::sync::Arc;
@@ -27,9 +28,9 @@ use crate::error::ApiError;
 use crate::html;
 use crate::ops::metrics::{Label, Metrics};
 use crate::ratelimit::Limiter;
-use crate::state::AppState;
+use crate::state::{AppState, Served};
 use answers::not_found;
-pub use table::{Route, RouteTable};
+pub use table::{Pin, Route, RouteTable};
 
 /// What the handlers are handed: the shared state, and each room's own.
 pub struct Router {
@@ -41,23 +42,25 @@ pub struct Router {
 }
 
 pub async fn dispatch(req: HttpRequest, router: web::Data<Router>) -> HttpResponse {
-    let route = router.table.route(req.path());
+    let (pin, route) = router.table.resolve(req.path());
     let label = if is_preflight(&req, &route) {
         Label::Template("preflight".into())
+    } else if pin != Pin::Latest {
+        Label::Section(table::RELEASES.to_string())
     } else {
         router.table.label(&route, req.path())
     };
     label.set(&req);
     // Probes and metrics first: outside the API, never rate limited.
     if route.is_operations() {
-        return answer(&req, &router, route).await;
+        return answer(&req, &router, pin, route).await;
     }
     let Some(limiter) = &router.limiter else {
-        return answer(&req, &router, route).await;
+        return answer(&req, &router, pin, route).await;
     };
     // With rate limiting on, every response carries the limit and what is left of it.
     let (limit, remaining, mut response) = match limiter.check(&req) {
-        Ok((limit, remaining)) => (limit, remaining, answer(&req, &router, route).await),
+        Ok((limit, remaining)) => (limit, remaining, answer(&req, &router, pin, route).await),
         Err(e) => (limiter.per_minute(), 0, e.error_response()),
     };
     for (name, value) in [
@@ -74,18 +77,52 @@ pub async fn dispatch(req: HttpRequest, router: web::Data<Router>) -> HttpRespon
 
 /// The answer to a request for `route`: its handler's, or its error as the route's audience
 /// reads it (an HTML page for the site's, JSON for anyone else).
-async fn answer(req: &HttpRequest, router: &Router, route: Route) -> HttpResponse {
+async fn answer(req: &HttpRequest, router: &Router, pin: Pin, route: Route) -> HttpResponse {
     let html = route.errors_as_html();
-    match handle(req, router, route).await {
+    let immutable = pin != Pin::Latest && route.immutable_when_named();
+    match handle(req, router, pin, route).await {
+        Ok(response) if immutable => forever(response),
         Ok(response) => response,
         Err(e) if html => html::error_page(&e),
         Err(e) => e.error_response(),
     }
 }
 
+/// A named release's answer, which never changes: kept by any cache for a year, never
+/// revalidated (RFC 8246).
+fn forever(mut response: HttpResponse) -> HttpResponse {
+    let status = response.status();
+    if status.is_success() || status == actix_web::http::StatusCode::NOT_MODIFIED {
+        response.headers_mut().insert(
+            header::CACHE_CONTROL,
+            header::HeaderValue::from_static(IMMUTABLE),
+        );
+    }
+    response
+}
+
+/// The caching of a named release's data.
+pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// The release a request is answered from: the latest, or a kept one by name (a 404 for a
+/// name not kept).
+fn served(state: &AppState, pin: &Pin) -> Result<Served, ApiError> {
+    Ok(match pin {
+        Pin::Latest => Served {
+            release: state.current.get()?,
+            prefix: String::new(),
+        },
+        Pin::Named(name) => Served {
+            release: state.named.get(name)?,
+            prefix: format!("{}/{name}", table::RELEASES),
+        },
+    })
+}
+
 async fn handle(
     req: &HttpRequest,
     router: &Router,
+    pin: Pin,
     route: Route,
 ) -> Result<HttpResponse, ApiError> {
     if is_preflight(req, &route) {
@@ -95,21 +132,24 @@ async fn handle(
         return Err(ApiError::MethodNotAllowed(req.method().to_string()));
     }
     let state = &router.state;
+    let served = served(state, &pin)?;
+    let release = served.release.clone();
     match route {
         Route::Health => Ok(crate::ops::probes::alive()),
         Route::Ready => crate::ops::probes::readiness(state).await,
         Route::Metrics => ops::metrics(state, &router.metrics),
         Route::Listing(e, envelope) if e.format == Format::Json => {
-            api::list(req, state, e.dataset, envelope).await
+            api::list(req, state, release, e.dataset, envelope).await
         }
-        Route::Listing(e, _) => downloads::listing(req, state, e.dataset, e.format).await,
+        Route::Listing(e, _) => downloads::listing(req, state, release, e.dataset, e.format).await,
         Route::ApiHome | Route::DocsMoved => Ok(see_other("/docs")),
         Route::OpenApi => description::openapi(req, state, &router.description),
-        Route::Changes => changes::latest(req, state).await,
-        Route::Docs => description::docs(state, &router.description).await,
-        Route::DownloadsPage => downloads::page(req, state).await,
-        Route::Download(file) => downloads::file(req, state, &file).await,
-        Route::Page(page) => Ok(crate::site::respond(req, state, page).await),
+        Route::Changes => changes::latest(req, state, release).await,
+        Route::Releases => releases::list(req, state).await,
+        Route::Docs => description::docs(state, release, &router.description).await,
+        Route::DownloadsPage => downloads::page(req, state, &served).await,
+        Route::Download(file) => downloads::file(req, state, release, &file).await,
+        Route::Page(page) => Ok(crate::site::respond(req, state, &served, page).await),
         Route::Asset(name) => Ok(crate::site::assets::serve(req, state, &name).await),
         Route::ApiUnknown => Err(not_found(req)),
         Route::Ogc(resource) => ogc::answer(req, state, resource).await,

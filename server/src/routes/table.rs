@@ -31,8 +31,10 @@ pub enum Route {
     /// The API's base path itself: a person finds the docs.
     ApiHome,
     OpenApi,
-    /// What changed with the release being served.
+    /// What changed with the release being served (or, with `since`, since another kept one).
     Changes,
+    /// `/releases`: the releases kept, oldest first.
+    Releases,
     /// Any other path under the API's base path: the public service's JSON 404.
     ApiUnknown,
     /// OGC API - Features: a resource under `/ogcapi`, its collection resolved.
@@ -97,6 +99,19 @@ type RestOfPath = fn(&str) -> Route;
 /// The path under the API's base path of what changed with the release being served.
 pub const CHANGES_PATH: &str = "/releases/latest/changes";
 
+/// Where the kept releases are listed, and under which each is served by name:
+/// `/releases/{name}/api/...`, `/releases/{name}/downloads/...`, `/releases/{name}/changes`...
+pub const RELEASES: &str = "/releases";
+
+/// Which release a request is answered from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pin {
+    /// The latest: the `--db` file, at the paths the public service has.
+    Latest,
+    /// A kept release by its name, under `/releases/{name}`: its answers never change.
+    Named(String),
+}
+
 /// The table, with the configured base paths and the catalogue's endpoints.
 pub struct RouteTable {
     base: String,
@@ -124,7 +139,37 @@ impl RouteTable {
         &self.endpoints
     }
 
-    /// The route of a request's path.
+    /// The release and route of a request's path: under `/releases/{name}`, the rest of the
+    /// path is routed as it would be for the latest (`latest` names the latest itself).
+    pub fn resolve(&self, path: &str) -> (Pin, Route) {
+        let Some(rest) = path.strip_prefix(RELEASES) else {
+            return (Pin::Latest, self.route(path));
+        };
+        let Some(rest) = rest.strip_prefix('/').filter(|r| !r.is_empty()) else {
+            let listing = if rest.is_empty() || rest == "/" {
+                Route::Releases
+            } else {
+                self.route(path)
+            };
+            return (Pin::Latest, listing);
+        };
+        let (name, tail) = rest.split_once('/').unwrap_or((rest, ""));
+        let pin = match name {
+            "latest" => Pin::Latest,
+            _ if roadtraffic_releases::check_name(name).is_ok() => Pin::Named(name.to_string()),
+            _ => return (Pin::Latest, Route::Unknown),
+        };
+        let route = match tail.trim_end_matches('/') {
+            "changes" => Route::Changes,
+            _ => self.route(&format!("/{tail}")),
+        };
+        match route.served_by_release() {
+            true => (pin, route),
+            false => (Pin::Latest, Route::Unknown),
+        }
+    }
+
+    /// The route of a request's path, for the latest release.
     pub fn route(&self, path: &str) -> Route {
         if let Some(route) = exact(OPERATIONS, path) {
             return route;
@@ -208,6 +253,33 @@ impl Route {
                 | Route::ApiUnknown
                 | Route::Unknown
                 | Route::Ogc(Resource::Unknown)
+        )
+    }
+
+    /// Whether the route is answered under `/releases/{name}`: the API, its description and
+    /// docs, the downloads, what changed, the site's pages.
+    pub fn served_by_release(&self) -> bool {
+        matches!(
+            self,
+            Route::Listing(..)
+                | Route::ApiHome
+                | Route::OpenApi
+                | Route::Changes
+                | Route::ApiUnknown
+                | Route::Docs
+                | Route::DownloadsPage
+                | Route::Download(_)
+                | Route::Page(_)
+                | Route::Unknown
+        )
+    }
+
+    /// Whether a named release's answer on this route never changes, so that it may be kept
+    /// for good: its data, not the pages that list the other releases.
+    pub fn immutable_when_named(&self) -> bool {
+        matches!(
+            self,
+            Route::Listing(..) | Route::Download(_) | Route::Changes
         )
     }
 

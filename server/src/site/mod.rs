@@ -27,16 +27,21 @@ use crate::cache::Encoding;
 use crate::error::ApiError;
 use crate::html;
 use crate::release::Release;
-use crate::state::AppState;
+use crate::state::{AppState, Served};
 
 pub use summary::Summary;
 pub use view::View;
 
 /// The answer to a request for a page of the site (its assets are `assets::serve`'s).
-pub async fn respond(req: &HttpRequest, state: &AppState, page: Page) -> HttpResponse {
+pub async fn respond(
+    req: &HttpRequest,
+    state: &AppState,
+    served: &Served,
+    page: Page,
+) -> HttpResponse {
     let query = req.query_string().to_string();
     let key = format!("site {}?{query}", req.path());
-    let result = render(state, key, move |view| page.render(view, &query)).await;
+    let result = render(state, served, key, move |view| page.render(view, &query)).await;
     let mut response = result.unwrap_or_else(|e| html::error_page(&e));
     let found = response.status().is_success();
     if let Some(link) = canonical(req, state.config.public_url.as_deref()).filter(|_| found) {
@@ -99,11 +104,17 @@ impl Page {
 /// Renders a page on the blocking pool, where SQLite runs, and sends it; a page is a pure
 /// function of the loaded file and its path and query (`key`), so it is kept in the file's
 /// response cache and rendered once while it stays there.
-async fn render<F>(state: &AppState, key: String, page: F) -> Result<HttpResponse, ApiError>
+async fn render<F>(
+    state: &AppState,
+    served: &Served,
+    key: String,
+    page: F,
+) -> Result<HttpResponse, ApiError>
 where
     F: FnOnce(&View) -> Result<Markup, ApiError> + Send + 'static,
 {
-    let release = state.current.get()?;
+    let release = served.release.clone();
+    let prefix = served.prefix.clone();
     let responses = state.responses(&release);
     if let Some(kept) = responses.get(&key, Encoding::Identity) {
         return Ok(html::send_page(kept));
@@ -124,6 +135,7 @@ where
             summary: &summary,
             api_base: &api_base,
             max_page_size,
+            prefix: &prefix,
         };
         page(&view)
     })

@@ -13,4 +13,7 @@ pub struct View<'a> {
     pub api_base: &'a str,
     /// The largest page the API answers (`--max-page-size`), for the map's requests.
     pub max_page_size: i64,
+    /// The path prefix of the release shown: `""` for the latest at its own paths,
+    /// `/releases/{name}` for a named one.
+    pub prefix: &'a str,
 }

@@ -1,0 +1,170 @@
+//! The releases kept beside the served file (`roadtraffic_releases::Manifest`), by name: listed
+//! for `/releases`, each opened on its first request under `/releases/{name}/` and kept open
+//! while its storage is the same. The list follows the served file: it is read again when the
+//! file or the manifest changes, and reconciled with the file (the loader writes the manifest
+//! before it renames a new file in, so the two may disagree for a moment).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use roadtraffic_releases::{folder, KeptRelease, Manifest, Storage, MANIFEST};
+
+use super::file::{FileIdentity, Release, Settings, Tagging};
+use super::Current;
+use crate::error::ApiError;
+
+/// The kept releases, and those opened.
+pub struct Named {
+    db: PathBuf,
+    settings: Settings,
+    current: Arc<Current>,
+    listing: RwLock<Arc<Listing>>,
+    opened: Mutex<HashMap<String, Opened>>,
+}
+
+/// The kept releases as read for one served file and one manifest.
+#[derive(Default)]
+pub struct Listing {
+    /// The served file's release id, and the manifest's identity, it was read for.
+    made_for: Option<(String, Option<FileIdentity>)>,
+    /// Oldest first; the last is the served file's.
+    pub releases: Vec<KeptRelease>,
+}
+
+impl Listing {
+    /// The latest release's name, if it has one.
+    pub fn latest(&self) -> Option<&str> {
+        self.releases.last().map(|r| r.name.as_str())
+    }
+}
+
+impl Named {
+    pub fn new(db: &Path, settings: Settings, current: Arc<Current>) -> Named {
+        Named {
+            db: db.to_path_buf(),
+            settings,
+            current,
+            listing: RwLock::new(Arc::default()),
+            opened: Mutex::default(),
+        }
+    }
+
+    /// The kept releases, oldest first, as they are now.
+    pub fn listing(&self) -> Result<Arc<Listing>, ApiError> {
+        let latest = self.current.get()?;
+        let manifest = FileIdentity::of(&folder(&self.db).join(MANIFEST)).ok();
+        let made_for = Some((latest.about.id.clone(), manifest));
+        let known = self.listing.read().unwrap_or_else(PoisonError::into_inner);
+        if known.made_for == made_for {
+            return Ok(known.clone());
+        }
+        drop(known);
+        let releases = match Manifest::read(&self.db) {
+            Ok(Some(m)) => reconciled(m, &latest),
+            Ok(None) => only_the_file(&latest),
+            Err(e) => {
+                log::error!("kept releases not served: {e}");
+                only_the_file(&latest)
+            }
+        };
+        let listing = Arc::new(Listing { made_for, releases });
+        *self.listing.write().unwrap_or_else(PoisonError::into_inner) = listing.clone();
+        Ok(listing)
+    }
+
+    /// The kept release of this name, opened; a 404 for a name not kept.
+    pub fn get(&self, name: &str) -> Result<Arc<Release>, ApiError> {
+        let listing = self.listing()?;
+        let Some(kept) = listing.releases.iter().find(|r| r.name == name) else {
+            return Err(ApiError::NotHeld(format!(
+                "No release named {name} is kept here: /releases lists those that are."
+            )));
+        };
+        let storage = Storage::of(&self.db, kept);
+        let mut opened = self.opened.lock().unwrap_or_else(PoisonError::into_inner);
+        opened.retain(|_, o| self.still_fits(o, &listing));
+        if let Some(o) = opened.get(name).filter(|o| o.storage == storage) {
+            return Ok(o.release.clone());
+        }
+        let release = Release::open_kept(&storage, &self.lazy_settings(), Tagging::PerLoad)
+            .map_err(|e| ApiError::internal(format!("release {name}: {e}")))?;
+        let release = Arc::new(release);
+        let made_for = listing.made_for.clone();
+        opened.insert(
+            name.to_string(),
+            Opened {
+                storage,
+                made_for,
+                release: release.clone(),
+            },
+        );
+        Ok(release)
+    }
+
+    /// Whether an opened release may stay open: the manifest still gives it that storage, and
+    /// it reads nothing of a served file since replaced (whose disk it would keep in use).
+    fn still_fits(&self, opened: &Opened, listing: &Listing) -> bool {
+        let kept = (listing.releases.iter()).find(|r| r.id == opened.release.about.id);
+        let same = kept.is_some_and(|k| Storage::of(&self.db, k) == opened.storage);
+        let reads_the_file =
+            opened.storage.main == self.db || opened.storage.attached.contains(&self.db);
+        same && (!reads_the_file || opened.made_for == listing.made_for)
+    }
+
+    /// Kept releases open few connections until asked for more.
+    fn lazy_settings(&self) -> Settings {
+        Settings {
+            min_idle: Some(1),
+            ..self.settings.clone()
+        }
+    }
+}
+
+/// A kept release opened, with what it was opened from.
+struct Opened {
+    storage: Storage,
+    made_for: Option<(String, Option<FileIdentity>)>,
+    release: Arc<Release>,
+}
+
+/// The manifest's releases as the served file allows: the one whose id is the file's is the
+/// latest (entries after it are a load or a drop not finished: not served); without one, the
+/// file alone (releases that read groups from it would read another release's).
+fn reconciled(manifest: Manifest, latest: &Release) -> Vec<KeptRelease> {
+    let mut releases = manifest.releases;
+    match releases.iter().position(|r| r.id == latest.about.id) {
+        Some(i) => {
+            releases.truncate(i + 1);
+            releases[i].file = None;
+            releases[i].shared.clear();
+            releases
+        }
+        None => {
+            log::error!(
+                "the served file is none of the kept releases: only it is served (reload with \
+                 roadtraffic-load --release)"
+            );
+            only_the_file(latest)
+        }
+    }
+}
+
+/// The served file as the one release, when it has a name.
+fn only_the_file(latest: &Release) -> Vec<KeptRelease> {
+    let Some(name) = latest.about.label.clone() else {
+        return Vec::new();
+    };
+    vec![KeptRelease {
+        name,
+        id: latest.about.id.clone(),
+        loaded_at: (latest.about.loaded_at)
+            .map(|t| humantime::format_rfc3339_seconds(t).to_string())
+            .unwrap_or_default(),
+        file: None,
+        shared: Default::default(),
+        hashes: Default::default(),
+        row_counts: latest.row_counts_json(),
+        sources: latest.sources_json(),
+    }]
+}
