@@ -9,7 +9,9 @@
 # Env: BEFORE (required), BEFORE_DB (the file the older build serves, when the schema changed
 #      between the two: the same release loaded by the older loader; default DB), SERVER (target/release/roadtraffic-serve), ROUNDS (4), DURATION (8s),
 #      SERVE_ARGS (extra options for both servers, e.g. "--response-cache-mb 0"), PORT (18501:
-#      the two servers use PORT and PORT+1).
+#      the two servers use PORT and PORT+1), OURS_URL (the URL the newer build is asked, when it
+#      answers the same at another path, e.g. a kept release's /releases/2024/api/...; default
+#      URL).
 set -euo pipefail
 
 DB=$(realpath "${1:?usage: bench/ab.sh DB URL}")
@@ -23,6 +25,7 @@ EXTRA=(${SERVE_ARGS:-})
 
 declare -A BIN=([before]=$BEFORE [ours]=$SERVER) AT=([before]=$PORT [ours]=$((PORT + 1))) PID=()
 declare -A FILE=([before]=$(realpath "${BEFORE_DB:-$DB}") [ours]=$DB)
+declare -A ASK=([before]=$URL [ours]=${OURS_URL:-$URL})
 for build in before ours; do
     "${BIN[$build]}" --db "${FILE[$build]}" --bind "127.0.0.1:${AT[$build]}" "${EXTRA[@]}" 2> /dev/null &
     PID[$build]=$!
@@ -30,19 +33,19 @@ done
 trap 'kill "${PID[before]}" "${PID[ours]}" 2> /dev/null || true' EXIT
 for build in before ours; do
     for _ in $(seq 100); do
-        curl -sf "http://127.0.0.1:${AT[$build]}$URL" > /dev/null && break
+        curl -sf "http://127.0.0.1:${AT[$build]}${ASK[$build]}" > /dev/null && break
         sleep 0.1
     done
 done
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 TICKS=$(getconf CLK_TCK)
-echo "# $(date -u +%FT%TZ) $URL; wrk -t2 -c16 -d$DURATION; $(nproc) cores"
+echo "# $(date -u +%FT%TZ) $URL (ours: ${ASK[ours]}); wrk -t2 -c16 -d$DURATION; $(nproc) cores"
 echo "round build req/s cpu_us_per_req"
 for round in $(seq "$ROUNDS"); do
     for build in before ours; do
         before=$(cpu_ticks "${PID[$build]}")
-        rps=$(wrk -t2 -c16 -d"$DURATION" "http://127.0.0.1:${AT[$build]}$URL" |
+        rps=$(wrk -t2 -c16 -d"$DURATION" "http://127.0.0.1:${AT[$build]}${ASK[$build]}" |
             awk '/Requests\/sec/ {print $2}')
         after=$(cpu_ticks "${PID[$build]}")
         echo "$round $build $rps $(awk -v c=$((after - before)) -v t="$TICKS" -v r="$rps" \
