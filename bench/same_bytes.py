@@ -166,8 +166,9 @@ def compare_beyond_api(old, new):
     for method, path, headers in beyond_api(new):
         a = request(old + points[old] if path == "POINTS" else old + path, method, headers)
         b = request(new + points[new] if path == "POINTS" else new + path, method, headers)
-        if path == "/readyz":  # names the file served, with its own id and times
-            a, b = a[:2], b[:2]
+        if path == "/readyz":  # names the file served, with its own id and times: its length too
+            a = (a[0], [h for h in a[1] if h[0] != "content-length"], a[2], b"")
+            b = (b[0], [h for h in b[1] if h[0] != "content-length"], b[2], b"")
         if a == b:
             same += 1
         else:
