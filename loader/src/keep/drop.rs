@@ -51,7 +51,7 @@ fn drop_latest(db: &Path, target: &Target, m: &Manifest) -> Result<Manifest, Loa
     let mut now = m.clone();
     let kept_file = match moved.is_empty() {
         true => None,
-        false => Some(keep_latest_file(db, &mut now, &moved)?),
+        false => Some(keep_latest_file(db, &target.path, &mut now, &moved)?),
     };
     let promoted = &now.releases[now.releases.len() - 2];
     let partial = target.create_partial()?;
@@ -71,11 +71,16 @@ fn drop_latest(db: &Path, target: &Target, m: &Manifest) -> Result<Manifest, Loa
 /// Groups older releases read from `FILE` that the promoted release does not hold as they
 /// read them: the latest's file is kept in the folder under a second name, and the manifest
 /// (`now`, written) points them there before `FILE` is replaced.
-fn keep_latest_file(db: &Path, now: &mut Manifest, moved: &[String]) -> Result<String, LoadError> {
+fn keep_latest_file(
+    db: &Path,
+    file: &Path,
+    now: &mut Manifest,
+    moved: &[String],
+) -> Result<String, LoadError> {
     let latest = now.latest().expect("a latest release");
     let name = plan::file_name(latest);
     let dir = releases_folder(db);
-    write_durably(&dir, &name, |tmp| link_or_copy(db, tmp))
+    write_durably(&dir, &name, |tmp| link_or_copy(file, tmp))
         .map_err(|e| LoadError::io(&dir.join(&name), e))?;
     let last = now.releases.len() - 1;
     for r in &mut now.releases[..last] {

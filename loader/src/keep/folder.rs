@@ -57,7 +57,7 @@ pub fn recover(db: &Path) -> Result<State, LoadError> {
         });
     };
     let now = listed.reconcile(&latest);
-    if check_name(&latest.name).is_err() {
+    if listed.position_of(&latest.id).is_none() && check_name(&latest.name).is_err() {
         return Err(ReleaseError::Unlisted(db.to_path_buf()).into());
     }
     if now != listed {

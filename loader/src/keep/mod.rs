@@ -34,7 +34,10 @@ pub use listing::list;
 
 /// A load that keeps releases, from the moment the lock is taken.
 pub struct Keeping {
+    /// `--db` as given: the releases folder is beside it, where the server looks.
     db: PathBuf,
+    /// The file `--db` names (a symbolic link's target): the one linked, copied and hashed.
+    file: PathBuf,
     /// The kept releases as they are (reconciled with `--db`), before this load.
     before: Manifest,
     name: String,
@@ -46,7 +49,7 @@ pub struct Keeping {
 
 /// Checks what the load asks of the kept releases before anything is read: `None` for a plain
 /// load (no `--release`, nothing kept), which replaces `--db` as it always did.
-pub fn begin(opts: &LoadOptions, _locked: &Target) -> Result<Option<Keeping>, LoadError> {
+pub fn begin(opts: &LoadOptions, target: &Target) -> Result<Option<Keeping>, LoadError> {
     let state = folder::recover(&opts.db)?;
     let Some(name) = opts.release.clone() else {
         return match state.listed {
@@ -62,6 +65,7 @@ pub fn begin(opts: &LoadOptions, _locked: &Target) -> Result<Option<Keeping>, Lo
     }
     Ok(Some(Keeping {
         db: opts.db.clone(),
+        file: target.path.clone(),
         before: state.manifest,
         replacing: taken.then(|| name.clone()),
         name,
@@ -83,6 +87,25 @@ impl Committed {
     }
 }
 
+/// What the report says of the releases kept: what the release before stores once is said
+/// only when it is still kept.
+fn kept_report(
+    added: &plan::Added,
+    outgoing: Option<&KeptRelease>,
+    shared: Vec<String>,
+    not_kept: Option<String>,
+) -> KeptReport {
+    let still_kept = outgoing.is_some_and(|o| added.manifest.position_of(&o.id).is_some());
+    KeptReport {
+        kept: (added.manifest.releases.iter())
+            .map(|r| r.name.clone())
+            .collect(),
+        shared: if still_kept { shared } else { Vec::new() },
+        dropped: added.dropped.clone(),
+        not_kept,
+    }
+}
+
 impl Keeping {
     /// Steps 1 and 2 of the commit, once the new file (`partial`, its metadata written) has
     /// passed every check: the outgoing latest's file in the folder, then the manifest.
@@ -93,7 +116,7 @@ impl Keeping {
         let (outgoing_file, sharing) = match &outgoing {
             Some(o) => (
                 plan::file_name(o),
-                share::decide(&self.db, &o.hashes, partial, report.changes.as_ref())?,
+                share::decide(&self.file, &o.hashes, partial, report.changes.as_ref())?,
             ),
             None => (String::new(), share::Sharing::default()),
         };
@@ -114,21 +137,12 @@ impl Keeping {
         }
         added.manifest.write(&self.db).map_err(ReleaseError::from)?;
         log::info!("releases: manifest written");
-        report.releases = Some(KeptReport {
-            kept: added
-                .manifest
-                .releases
-                .iter()
-                .map(|r| r.name.clone())
-                .collect(),
-            shared: if added.manifest.releases.len() > 1 {
-                shared
-            } else {
-                Vec::new()
-            },
-            dropped: added.dropped,
-            not_kept: self.not_kept,
-        });
+        report.releases = Some(kept_report(
+            &added,
+            outgoing.as_ref(),
+            shared,
+            self.not_kept,
+        ));
         Ok(Committed {
             db: self.db,
             manifest: added.manifest,
@@ -145,7 +159,7 @@ impl Keeping {
         let dir = releases_folder(&self.db);
         std::fs::create_dir_all(&dir).map_err(|e| LoadError::io(&dir, e))?;
         let started = std::time::Instant::now();
-        let db = self.db.clone();
+        let db = self.file.clone();
         write_durably(&dir, name, |tmp| match shared.is_empty() {
             true => link_or_copy(&db, tmp),
             false => copy_release(&Storage::file(&db), tmp, shared).map_err(std::io::Error::other),
