@@ -1,6 +1,7 @@
 //! The command line of `roadtraffic-load`: arguments, the run, the report on stderr, the exit
 //! status. `roadtraffic-load --db FILE INPUT...` loads (`--fetch` downloads the current release
-//! first); `roadtraffic-load diff OLD NEW` compares two files.
+//! first); `roadtraffic-load diff OLD NEW` compares two files; `roadtraffic-load releases`
+//! lists the releases kept beside `--db`, and `--drop-release NAME` drops one.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -28,7 +29,7 @@ struct Args {
     #[arg(long, env = "ROADTRAFFIC_DB", required = true)]
     db: Option<PathBuf>,
     /// CSV files, .zip archives of CSV files, or directories (searched recursively).
-    #[arg(required_unless_present = "fetch")]
+    #[arg(required_unless_present_any = ["fetch", "drop_release"])]
     inputs: Vec<PathBuf>,
     /// Skip rows that cannot be read, listing them in the report, instead of refusing the load.
     #[arg(long)]
@@ -37,9 +38,22 @@ struct Args {
     /// row instead of refusing the load.
     #[arg(long)]
     keep_first: bool,
-    /// A label for this release (e.g. "2024"), kept in the file's metadata.
-    #[arg(long)]
+    /// A name for this release (e.g. "2024"), kept in the file's metadata. The releases loaded
+    /// before it under a name are kept beside --db (in FILE.releases/) and served with it;
+    /// once one is kept, every load must name its release.
+    #[arg(long, value_name = "NAME")]
     release: Option<String>,
+    /// With --release: replace the kept release of that name instead of refusing the load.
+    #[arg(long, requires = "release")]
+    replace_release: bool,
+    /// With --release: keep at most N releases, this one included; the oldest beyond N are
+    /// dropped [default: all].
+    #[arg(long, value_name = "N", requires = "release", value_parser = clap::value_parser!(u64).range(1..))]
+    keep: Option<u64>,
+    /// Drop the kept release NAME (refused for the only one): no inputs are read. Dropping the
+    /// latest makes the one before it --db again.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["inputs", "fetch", "release"])]
+    drop_release: Option<String>,
     /// Write the load report (with what changed) as JSON to this file.
     #[arg(long)]
     report_json: Option<PathBuf>,
@@ -101,6 +115,16 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// List the releases kept beside --db, oldest first: name, when loaded, rows per table, the
+    /// files each reads and the disk they take beside one complete file.
+    Releases {
+        /// The SQLite file the releases are kept beside.
+        #[arg(long, env = "ROADTRAFFIC_DB")]
+        db: PathBuf,
+        /// Print the listing as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Runs the command line: parses the arguments, loads or compares, reports. Logging is the
@@ -114,7 +138,11 @@ pub fn main() -> ExitCode {
             report_json,
             quiet,
         }) => run_diff(&old, &new, report_json.as_deref(), quiet),
-        None => run_load(args),
+        Some(Command::Releases { db, json }) => run_releases(&db, json),
+        None => match args.drop_release.clone() {
+            Some(name) => run_drop(&args.db.unwrap_or_default(), &name, args.quiet),
+            None => run_load(args),
+        },
     }
 }
 
@@ -131,6 +159,34 @@ fn run_diff(old: &Path, new: &Path, report_json: Option<&Path>, quiet: bool) -> 
     }
     let json = serde_json::to_string_pretty(&changes).expect("the comparison serialises");
     write_json(report_json, &json)
+}
+
+fn run_releases(db: &Path, json: bool) -> ExitCode {
+    match load::list_releases(db, json) {
+        Ok(listing) => {
+            print!("{listing}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("roadtraffic-load releases: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_drop(db: &Path, name: &str, quiet: bool) -> ExitCode {
+    match load::drop_release(db, name) {
+        Ok(kept) => {
+            if !quiet {
+                eprintln!(
+                    "Dropped release {name}; kept, oldest first: {}",
+                    kept.join(", ")
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => refused(&e, db, None),
+    }
 }
 
 /// Writes a JSON report where asked; a failure to write it is the run's failure.
@@ -172,6 +228,8 @@ fn run_load(args: Args) -> ExitCode {
         skip_bad_rows: args.skip_bad_rows,
         keep_first: args.keep_first,
         release: args.release,
+        replace_release: args.replace_release,
+        keep: args.keep.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
         countries: args.countries,
         progress: show == Show::Bar,
         allow_shrink: args.allow_shrink,

@@ -39,6 +39,46 @@ pub enum LoadError {
     /// Two files could not be compared (`roadtraffic-load diff`).
     #[error(transparent)]
     Diff(#[from] DiffError),
+    /// What `--release`, `--replace-release` or `--drop-release` asked cannot be done with the
+    /// releases kept beside `--db`.
+    #[error(transparent)]
+    Releases(#[from] ReleaseError),
+}
+
+/// Why the releases kept beside `--db` cannot be changed as asked. Nothing was changed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReleaseError {
+    #[error("--release {0}")]
+    BadName(String),
+    #[error(
+        "release {name} is already kept beside {}: --replace-release replaces it",
+        .db.display()
+    )]
+    NameTaken { name: String, db: PathBuf },
+    #[error("releases are kept beside {}: name this one with --release NAME", .0.display())]
+    Unnamed(PathBuf),
+    #[error("no release {name} is kept beside {}; kept: {}", .db.display(), .kept.join(", "))]
+    Unknown {
+        name: String,
+        db: PathBuf,
+        kept: Vec<String>,
+    },
+    #[error("{0} is the only release kept: it cannot be dropped (load another one first)")]
+    OnlyOne(String),
+    #[error(
+        "{} is missing but {} lists releases: restore it, or move that folder away",
+        .0.display(), roadtraffic_releases::folder(.0).display()
+    )]
+    NoLatestFile(PathBuf),
+    /// The `--db` file is none of the releases its folder lists, and has no release name.
+    #[error(
+        "{} is none of the releases {} lists, and has no release name: move that folder away, \
+         or load a release into {} with --release NAME",
+        .0.display(), roadtraffic_releases::folder(.0).display(), .0.display()
+    )]
+    Unlisted(PathBuf),
+    #[error(transparent)]
+    Manifest(#[from] roadtraffic_releases::ManifestError),
 }
 
 impl LoadError {

@@ -11,7 +11,8 @@
 //! 4. **write** (`writer.rs`): SQLite inserts and indexes on a thread of its own, then the
 //!    derived tables and completions (`derived.rs`);
 //! 5. **swap** (`target.rs`): the new file, built beside the target under a name of its own,
-//!    renamed over it only when complete and no smaller than what it replaces.
+//!    renamed over it only when complete and no smaller than what it replaces; with
+//!    `--release`, the release it replaces kept beside it first (`keep/`).
 //!
 //! The report (`report/`) gathers what every stage saw: its data in `report/data.rs`, its forms
 //! (text, JSON, metadata, progress bar) beside it. What a load is asked is `options.rs`. The
@@ -25,6 +26,7 @@ mod error;
 pub mod fetch;
 mod guard;
 mod input;
+mod keep;
 mod keys;
 mod options;
 mod places;
@@ -44,8 +46,10 @@ use roadtraffic_catalog::{self as catalog, Dataset};
 pub use roadtraffic_releases::diff;
 
 pub use error::{
-    DiffError, FetchError, FileRefusal, InputError, LoadError, Refusal, Refusals, TargetError,
+    DiffError, FetchError, FileRefusal, InputError, LoadError, Refusal, Refusals, ReleaseError,
+    TargetError,
 };
+pub use keep::{drop_release, list as list_releases};
 pub use options::{LoadOptions, DEFAULT_MAX_RECORD_BYTES};
 pub use report::{LoadReport, Problem, SourceReport};
 use rows::TableLoader;
@@ -59,11 +63,12 @@ pub fn run(opts: &LoadOptions) -> Result<LoadReport, LoadError> {
         return Err(InputError::NoInputs.into());
     }
     let target = Target::claim(&opts.db)?;
+    let keeping = keep::begin(opts, &target)?;
     let fetched = match &opts.fetch {
         Some(f) => fetch::fetch_release(f)?,
         None => fetch::Fetched::default(),
     };
-    let loaded = load(opts, target, fetched, started);
+    let loaded = load(opts, target, keeping, fetched, started);
     if let (Err(e), Some(f)) = (&loaded, &opts.fetch) {
         fetch::forget_damaged(f, &e.damaged_sources());
     }
@@ -74,6 +79,7 @@ pub fn run(opts: &LoadOptions) -> Result<LoadReport, LoadError> {
 fn load(
     opts: &LoadOptions,
     target: Target,
+    keeping: Option<keep::Keeping>,
     fetched: fetch::Fetched,
     started: Instant,
 ) -> Result<LoadReport, LoadError> {
@@ -100,7 +106,14 @@ fn load(
     if target.previous.is_some() {
         compare_with_replaced(&target, partial.path(), &mut report)?;
     }
+    let committed = match keeping {
+        Some(k) => Some(k.commit(partial.path(), &mut report)?),
+        None => None,
+    };
     target.swap_in(partial)?;
+    if let Some(c) = committed {
+        c.finish();
+    }
     report.elapsed_seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }

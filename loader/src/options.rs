@@ -12,8 +12,13 @@ pub struct LoadOptions {
     pub skip_bad_rows: bool,
     /// On a repeated natural key keep the first row instead of refusing the load.
     pub keep_first: bool,
-    /// A label for the release, kept in the metadata table.
+    /// A label for the release, kept in the metadata table. Also its name among the releases
+    /// kept beside `db`: the releases loaded before it are kept (see `keep/`).
     pub release: Option<String>,
+    /// Replace the kept release of the same name instead of refusing the load.
+    pub replace_release: bool,
+    /// Keep at most this many releases (the new one included): the oldest beyond are dropped.
+    pub keep: Option<usize>,
     /// The countries reference file (id, name, ons_code); the bundled one by default.
     pub countries: Option<PathBuf>,
     /// Draw a progress bar on stderr.
@@ -41,6 +46,8 @@ impl Default for LoadOptions {
             skip_bad_rows: false,
             keep_first: false,
             release: None,
+            replace_release: false,
+            keep: None,
             countries: None,
             progress: false,
             allow_shrink: false,

@@ -18,9 +18,11 @@
 //! The loader writes all of this (`roadtraffic-load`), the server reads it (`roadtraffic-serve`):
 //! both depend on this crate, which depends on the catalogue alone.
 
+pub mod copy;
 pub mod diff;
 mod group;
 mod manifest;
+mod reconcile;
 mod storage;
 
 pub use group::{group_of, groups, hash_group, Group};

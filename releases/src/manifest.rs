@@ -92,6 +92,9 @@ impl Manifest {
             .map_err(io)?;
         let json = serde_json::to_vec_pretty(self).expect("a manifest serialises");
         tmp.write_all(&json).map_err(io)?;
+        // Readable by a server running as another user (a temporary file is the owner's only).
+        let readable = std::os::unix::fs::PermissionsExt::from_mode(0o644);
+        tmp.as_file().set_permissions(readable).map_err(io)?;
         tmp.as_file().sync_all().map_err(io)?;
         tmp.persist(dir.join(MANIFEST)).map_err(|e| io(e.error))?;
         File::open(&dir).and_then(|d| d.sync_all()).map_err(io)?;

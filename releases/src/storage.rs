@@ -14,8 +14,11 @@ use crate::manifest::{folder, KeptRelease};
 pub struct Storage {
     /// The file of its own tables (and its metadata): opened as the connection's `main`.
     pub main: PathBuf,
-    /// Files holding the groups it shares, each attached once, in the manifest's order.
+    /// Files holding the groups it shares, each attached once: the folder's, then the `--db`
+    /// file (which holds every table) last.
     pub attached: Vec<PathBuf>,
+    /// Each shared group, with the file of [`Storage::attached`] it is read from.
+    pub shared: Vec<(String, PathBuf)>,
 }
 
 impl Storage {
@@ -24,6 +27,7 @@ impl Storage {
         Storage {
             main: path.to_path_buf(),
             attached: Vec::new(),
+            shared: Vec::new(),
         }
     }
 
@@ -46,36 +50,99 @@ impl Storage {
             Some(f) => dir.join(f),
             None => db.to_path_buf(),
         };
+        // The --db file last: it holds every table, other releases' versions too.
+        let mut files: Vec<&Option<String>> = release.shared.values().collect();
+        files.sort_by_key(|f| f.is_none());
         let mut attached: Vec<PathBuf> = Vec::new();
-        for file in release.shared.values() {
+        for file in files {
             let p = path(file);
             if !attached.contains(&p) {
                 attached.push(p);
             }
         }
+        let shared = (release.shared.iter())
+            .map(|(group, file)| (group.clone(), path(file)))
+            .collect();
         Storage {
             main: path(&release.file),
             attached,
+            shared,
         }
     }
 
     /// Attaches the files holding the shared groups to `conn` (opened on [`Storage::main`] with
     /// `SQLITE_OPEN_URI`), each by the URI `uri_of` gives its path (e.g. read-only, immutable).
     /// SQL naming a table without its schema finds it in `main` first, then in the attached
-    /// files: the queries written for one complete file read a kept release unchanged.
+    /// files in the order they were attached: the queries written for one complete file read
+    /// a kept release unchanged. Two attached files may both hold a group (another release's
+    /// version of it in one): the files are attached in an order where the one each group is
+    /// read from comes before every other that holds it.
     pub fn attach(
         &self,
         conn: &Connection,
         uri_of: impl Fn(&Path) -> String,
     ) -> rusqlite::Result<()> {
-        for (i, path) in self.attached.iter().enumerate() {
-            conn.execute(
-                "ATTACH DATABASE ?1 AS ?2",
-                (uri_of(path), format!("shared{i}")),
-            )?;
+        let attach_all = |order: &[usize]| -> rusqlite::Result<()> {
+            for (i, &file) in order.iter().enumerate() {
+                let uri = uri_of(&self.attached[file]);
+                conn.execute("ATTACH DATABASE ?1 AS ?2", (uri, format!("shared{i}")))?;
+            }
+            Ok(())
+        };
+        let first: Vec<usize> = (0..self.attached.len()).collect();
+        attach_all(&first)?;
+        let order = self.resolving_order(conn)?;
+        if order != first {
+            for i in 0..first.len() {
+                conn.execute("DETACH DATABASE ?1", [format!("shared{i}")])?;
+            }
+            attach_all(&order)?;
         }
         Ok(())
     }
+
+    /// An order of the attached files (attached as `shared{i}` in their own order) in which
+    /// each shared group's file comes before every other file holding a table of the group.
+    fn resolving_order(&self, conn: &Connection) -> rusqlite::Result<Vec<usize>> {
+        let n = self.attached.len();
+        let mut before: Vec<Vec<usize>> = vec![Vec::new(); n]; // before[j]: files that must precede j
+        for (group, path) in &self.shared {
+            let Some(from) = self.attached.iter().position(|p| p == path) else {
+                continue;
+            };
+            let tables = crate::groups().into_iter().find(|g| g.name == group);
+            let tables = tables.map(|g| g.tables).unwrap_or_default();
+            for other in (0..n).filter(|&j| j != from) {
+                if holds_any(conn, &format!("shared{other}"), &tables)? {
+                    before[other].push(from);
+                }
+            }
+        }
+        let mut order = Vec::with_capacity(n);
+        while order.len() < n {
+            let next =
+                (0..n).find(|j| !order.contains(j) && before[*j].iter().all(|b| order.contains(b)));
+            match next {
+                Some(j) => order.push(j),
+                // Contradictory sharing (not written by the loader): keep the given order.
+                None => return Ok((0..n).collect()),
+            }
+        }
+        Ok(order)
+    }
+}
+
+/// Whether the schema holds any of these tables.
+fn holds_any(conn: &Connection, schema: &str, tables: &[String]) -> rusqlite::Result<bool> {
+    let sql = format!(
+        "SELECT count(*) FROM \"{schema}\".sqlite_master WHERE type = 'table' AND name = ?1"
+    );
+    for table in tables {
+        if conn.query_row(&sql, [table], |r| r.get::<_, i64>(0))? > 0 {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The SHA-256 of a file's metadata, as `key<TAB>value<LF>` lines in key order: the id the

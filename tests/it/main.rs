@@ -21,6 +21,7 @@ mod loader;
 mod ogc;
 mod ops;
 mod program;
+mod releases;
 mod reliability;
 mod rendered;
 mod site;

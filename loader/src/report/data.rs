@@ -96,6 +96,20 @@ pub struct FetchedFile {
     pub downloaded: bool,
 }
 
+/// What the load did with the releases kept beside `--db`, for the report.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct KeptReport {
+    /// The releases kept once the load is done, oldest first; the last is the new latest.
+    pub kept: Vec<String>,
+    /// The groups the release before stores no copy of: the new file holds them identically.
+    pub shared: Vec<String>,
+    /// Releases no longer kept: the one replaced (`--replace-release`), the oldest beyond
+    /// `--keep`.
+    pub dropped: Vec<String>,
+    /// Why the file this load replaced was not kept, when it was not.
+    pub not_kept: Option<String>,
+}
+
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct LoadReport {
     pub release: Option<String>,
@@ -121,6 +135,8 @@ pub struct LoadReport {
     pub changes: Option<ChangeReport>,
     /// The tables whose records were rendered (`--rendered-records`), with their layout's tag.
     pub rendered_records: BTreeMap<String, String>,
+    /// What the load did with the releases kept beside `--db` (`--release`), if it keeps them.
+    pub releases: Option<KeptReport>,
     pub elapsed_seconds: f64,
 }
 

@@ -14,6 +14,8 @@ mod metadata;
 mod progress;
 mod text;
 
-pub use data::{FetchedFile, LoadReport, Problem, Shrunk, SourceReport, TableRows, WarningKind};
+pub use data::{
+    FetchedFile, KeptReport, LoadReport, Problem, Shrunk, SourceReport, TableRows, WarningKind,
+};
 pub use progress::Progress;
 pub use text::{bad_rows_message, listed, shrink_message};

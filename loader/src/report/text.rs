@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::data::{LoadReport, Problem, TableRows, WarningKind, LISTED};
+use super::data::{KeptReport, LoadReport, Problem, TableRows, WarningKind, LISTED};
 
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -68,6 +68,9 @@ impl LoadReport {
         listed(&mut out, "Not read", &self.skipped_inputs);
         for n in &self.notes {
             let _ = writeln!(out, "Note: {n}");
+        }
+        if let Some(kept) = &self.releases {
+            out.push_str(&kept.human());
         }
         out
     }
@@ -158,5 +161,31 @@ pub fn listed(out: &mut String, heading: &str, lines: &[String]) {
     }
     if lines.len() > LISTED {
         let _ = writeln!(out, "  ... and {} more", lines.len() - LISTED);
+    }
+}
+
+impl KeptReport {
+    /// The releases kept, what the one before shares with the new file, what was dropped.
+    fn human(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "Releases kept, oldest first: {} (latest)",
+            self.kept.join(", ")
+        );
+        if !self.shared.is_empty() {
+            let _ = writeln!(
+                out,
+                "  unchanged since the release before, stored once: {}",
+                self.shared.join(", ")
+            );
+        }
+        if !self.dropped.is_empty() {
+            let _ = writeln!(out, "  dropped: {}", self.dropped.join(", "));
+        }
+        if let Some(why) = &self.not_kept {
+            let _ = writeln!(out, "  {why}");
+        }
+        out
     }
 }

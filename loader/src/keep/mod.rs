@@ -1,0 +1,174 @@
+//! Releases kept beside `--db` (`--release NAME`): the load keeps the releases loaded before
+//! it instead of replacing them. `FILE` stays the latest, complete; the outgoing latest moves
+//! into `FILE.releases/` holding only the groups it does not share with the new file (see
+//! `roadtraffic_releases`).
+//!
+//! A load commits in an order that readers reconcile ([`Manifest::reconcile`]) whatever moment
+//! it is stopped at: (1) the outgoing latest's file in the folder, (2) the manifest of the new
+//! state, (3) `FILE` swapped, (4) files no entry names removed.
+//!
+//! - `plan`: the manifests, worked out before any file is touched;
+//! - `share`: which groups the outgoing latest shares with the new file;
+//! - `folder`: the state found when the lock is taken, and what is left in the folder;
+//! - `drop`: `--drop-release`;
+//! - `listing`: `roadtraffic-load releases`.
+
+mod drop;
+mod folder;
+mod listing;
+mod plan;
+mod share;
+
+use std::path::{Path, PathBuf};
+
+use roadtraffic_releases::copy::{copy_release, link_or_copy, write_durably};
+use roadtraffic_releases::{folder as releases_folder, KeptRelease, Manifest, Storage};
+
+use crate::error::{LoadError, ReleaseError};
+use crate::options::LoadOptions;
+use crate::report::{KeptReport, LoadReport};
+use crate::target::{open_built, Target};
+
+pub use drop::drop_release;
+pub use listing::list;
+
+/// A load that keeps releases, from the moment the lock is taken.
+pub struct Keeping {
+    /// `--db` as given: the releases folder is beside it, where the server looks.
+    db: PathBuf,
+    /// The file `--db` names (a symbolic link's target): the one linked, copied and hashed.
+    file: PathBuf,
+    /// The kept releases as they are (reconciled with `--db`), before this load.
+    before: Manifest,
+    name: String,
+    /// The release of the same name this load replaces.
+    replacing: Option<String>,
+    not_kept: Option<String>,
+    keep: Option<usize>,
+}
+
+/// Checks what the load asks of the kept releases before anything is read: `None` for a plain
+/// load (no `--release`, nothing kept), which replaces `--db` as it always did.
+pub fn begin(opts: &LoadOptions, target: &Target) -> Result<Option<Keeping>, LoadError> {
+    let state = folder::recover(&opts.db)?;
+    let Some(name) = opts.release.clone() else {
+        return match state.listed {
+            true => Err(ReleaseError::Unnamed(opts.db.clone()).into()),
+            false => Ok(None),
+        };
+    };
+    roadtraffic_releases::check_name(&name).map_err(ReleaseError::BadName)?;
+    let taken = state.manifest.find(&name).is_some();
+    if taken && !opts.replace_release {
+        let db = opts.db.clone();
+        return Err(ReleaseError::NameTaken { name, db }.into());
+    }
+    Ok(Some(Keeping {
+        db: opts.db.clone(),
+        file: target.path.clone(),
+        before: state.manifest,
+        replacing: taken.then(|| name.clone()),
+        name,
+        not_kept: state.not_kept,
+        keep: opts.keep,
+    }))
+}
+
+/// Steps 1 and 2 done: what is left once `FILE` is swapped.
+pub struct Committed {
+    db: PathBuf,
+    manifest: Manifest,
+}
+
+impl Committed {
+    /// Step 4: files of the folder no kept release reads are removed.
+    pub fn finish(self) {
+        folder::remove_unused(&self.db, &self.manifest);
+    }
+}
+
+/// What the report says of the releases kept: what the release before stores once is said
+/// only when it is still kept.
+fn kept_report(
+    added: &plan::Added,
+    outgoing: Option<&KeptRelease>,
+    shared: Vec<String>,
+    not_kept: Option<String>,
+) -> KeptReport {
+    let still_kept = outgoing.is_some_and(|o| added.manifest.position_of(&o.id).is_some());
+    KeptReport {
+        kept: (added.manifest.releases.iter())
+            .map(|r| r.name.clone())
+            .collect(),
+        shared: if still_kept { shared } else { Vec::new() },
+        dropped: added.dropped.clone(),
+        not_kept,
+    }
+}
+
+impl Keeping {
+    /// Steps 1 and 2 of the commit, once the new file (`partial`, its metadata written) has
+    /// passed every check: the outgoing latest's file in the folder, then the manifest.
+    pub fn commit(self, partial: &Path, report: &mut LoadReport) -> Result<Committed, LoadError> {
+        let mut new = KeptRelease::of_latest_file(&open_built(partial)?)?;
+        new.name = self.name.clone();
+        let outgoing = self.before.latest().cloned();
+        let (outgoing_file, sharing) = match &outgoing {
+            Some(o) => (
+                plan::file_name(o),
+                share::decide(&self.file, &o.hashes, partial, report.changes.as_ref())?,
+            ),
+            None => (String::new(), share::Sharing::default()),
+        };
+        new.hashes = sharing.new_hashes.clone();
+        let shared: Vec<String> = sharing.shared.iter().map(|g| g.name.to_string()).collect();
+        let mut before = self.before.clone();
+        if let Some(last) = before.releases.last_mut() {
+            last.hashes = sharing.old_hashes.clone();
+        }
+        let replacing = self.replacing.as_deref();
+        let added = plan::add_latest(&before, &outgoing_file, &shared, new, replacing, self.keep);
+        if added
+            .manifest
+            .files_used()
+            .contains(&outgoing_file.as_str())
+        {
+            self.write_outgoing(&outgoing_file, &sharing.shared)?;
+        }
+        added.manifest.write(&self.db).map_err(ReleaseError::from)?;
+        log::info!("releases: manifest written");
+        report.releases = Some(kept_report(
+            &added,
+            outgoing.as_ref(),
+            shared,
+            self.not_kept,
+        ));
+        Ok(Committed {
+            db: self.db,
+            manifest: added.manifest,
+        })
+    }
+
+    /// Step 1: the `--db` file as an older release, in the folder: its tables but the shared
+    /// groups, or, when it shares none, a second name for the file itself.
+    fn write_outgoing(
+        &self,
+        name: &str,
+        shared: &[roadtraffic_releases::Group],
+    ) -> Result<(), LoadError> {
+        let dir = releases_folder(&self.db);
+        std::fs::create_dir_all(&dir).map_err(|e| LoadError::io(&dir, e))?;
+        let started = std::time::Instant::now();
+        let db = self.file.clone();
+        write_durably(&dir, name, |tmp| match shared.is_empty() {
+            true => link_or_copy(&db, tmp),
+            false => copy_release(&Storage::file(&db), tmp, shared).map_err(std::io::Error::other),
+        })
+        .map_err(|e| LoadError::io(&dir.join(name), e))?;
+        log::info!(
+            "releases: {name} written in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        Ok(())
+    }
+}

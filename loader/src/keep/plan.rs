@@ -1,0 +1,235 @@
+//! The manifests a load or a drop writes, worked out from the one before, before any file is
+//! touched: pure functions of the manifest, tested on their own.
+
+use std::collections::BTreeMap;
+
+use roadtraffic_releases::{KeptRelease, Manifest};
+
+/// The file name of a kept release in the releases folder: its name and the start of its id
+/// (a release loaded again under its name gets a file of its own).
+pub fn file_name(release: &KeptRelease) -> String {
+    let id: String = release.id.chars().take(16).collect();
+    format!("{}.{id}.sqlite", release.name)
+}
+
+/// What adding a new latest release makes of the manifest.
+#[derive(Debug)]
+pub struct Added {
+    pub manifest: Manifest,
+    /// Releases dropped under `--keep` (oldest first), and the one replaced, if any.
+    pub dropped: Vec<String>,
+}
+
+/// The manifest once `new` (its hashes in) is the latest: the outgoing latest, if any, stored
+/// in `outgoing_file` and reading the groups in `shared` from the new `--db` file; entries
+/// that read from the `--db` file a group it no longer holds as they do read it from
+/// `outgoing_file`, which holds it; the release named `replacing` dropped; then the oldest
+/// beyond `keep` dropped.
+pub fn add_latest(
+    before: &Manifest,
+    outgoing_file: &str,
+    shared: &[String],
+    new: KeptRelease,
+    replacing: Option<&str>,
+    keep: Option<usize>,
+) -> Added {
+    let mut releases = before.releases.clone();
+    let outgoing = releases.len().checked_sub(1);
+    for (i, r) in releases.iter_mut().enumerate() {
+        if Some(i) == outgoing {
+            r.file = Some(outgoing_file.to_string());
+            r.shared = shared.iter().map(|g| (g.clone(), None)).collect();
+            continue;
+        }
+        for (group, file) in r.shared.iter_mut() {
+            if file.is_none() && !shared.contains(group) {
+                *file = Some(outgoing_file.to_string());
+            }
+        }
+    }
+    releases.push(new);
+    let mut dropped = Vec::new();
+    if let Some(name) = replacing {
+        let older = releases.len() - 1;
+        if let Some(i) = releases[..older].iter().position(|r| r.name == name) {
+            dropped.push(releases.remove(i).name);
+        }
+    }
+    let excess = keep.map_or(0, |n| releases.len().saturating_sub(n.max(1)));
+    dropped.extend(releases.drain(..excess).map(|r| r.name));
+    Added {
+        manifest: Manifest { releases },
+        dropped,
+    }
+}
+
+/// The manifest without the older release `name` (not the latest): its file stays while
+/// another entry reads a group from it.
+pub fn drop_older(before: &Manifest, name: &str) -> Manifest {
+    let latest = before.releases.len().saturating_sub(1);
+    let releases = (before.releases.iter().enumerate())
+        .filter(|(i, r)| *i == latest || r.name != name)
+        .map(|(_, r)| r.clone())
+        .collect();
+    Manifest { releases }
+}
+
+/// The manifest once the latest is dropped and the newest older release is the `--db` file
+/// again, complete. Entries that read a group from the dropped latest's file and that the new
+/// `--db` file does not hold as they read it (`kept_file`: the dropped file's new name in the
+/// folder) read it from there; entries that read a group from the promoted release's own file
+/// read it from the `--db` file, which now holds it.
+pub fn drop_latest(before: &Manifest, kept_file: Option<&str>, moved: &[String]) -> Manifest {
+    let mut releases = before.releases.clone();
+    releases.pop();
+    let promoted_file = releases.last().and_then(|r| r.file.clone());
+    for r in &mut releases {
+        for (group, file) in r.shared.iter_mut() {
+            if file.is_none() && moved.contains(group) {
+                *file = kept_file.map(str::to_string);
+            } else if file.is_some() && *file == promoted_file {
+                *file = None;
+            }
+        }
+    }
+    if let Some(last) = releases.last_mut() {
+        last.file = None;
+        last.shared = BTreeMap::new();
+    }
+    Manifest { releases }
+}
+
+/// The groups some older entry reads from the `--db` file that the promoted release (the
+/// newest older one) does not hold as they read them: after a drop of the latest, only the
+/// dropped file has them. A group the promoted release reads from the `--db` file itself is
+/// the same in both.
+pub fn groups_only_in_latest(before: &Manifest) -> Vec<String> {
+    let n = before.releases.len();
+    let Some(promoted) = n.checked_sub(2).map(|i| &before.releases[i]) else {
+        return Vec::new();
+    };
+    let mut groups: Vec<String> = (before.releases[..n - 2].iter())
+        .flat_map(|r| r.shared.iter())
+        .filter(|(g, file)| file.is_none() && promoted.shared.get(*g) != Some(&None))
+        .map(|(g, _)| g.clone())
+        .collect();
+    groups.sort();
+    groups.dedup();
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn release(name: &str, file: Option<&str>, shared: &[(&str, Option<&str>)]) -> KeptRelease {
+        KeptRelease {
+            name: name.into(),
+            id: format!("{name}0123456789abcdef"),
+            loaded_at: String::new(),
+            file: file.map(str::to_string),
+            shared: (shared.iter())
+                .map(|(g, f)| (g.to_string(), f.map(str::to_string)))
+                .collect(),
+            hashes: BTreeMap::new(),
+            row_counts: serde_json::Value::Null,
+            sources: serde_json::Value::Null,
+        }
+    }
+
+    fn names(m: &Manifest) -> Vec<&str> {
+        m.releases.iter().map(|r| r.name.as_str()).collect()
+    }
+
+    #[test]
+    fn the_outgoing_latest_moves_to_the_folder_sharing_what_is_unchanged() {
+        let before = Manifest {
+            releases: vec![
+                release(
+                    "a",
+                    Some("a.sqlite"),
+                    &[("raw_counts", None), ("aadf", None)],
+                ),
+                release("b", None, &[]),
+            ],
+        };
+        let shared = vec!["raw_counts".to_string()];
+        let added = add_latest(
+            &before,
+            "b.sqlite",
+            &shared,
+            release("c", None, &[]),
+            None,
+            None,
+        );
+        let m = added.manifest;
+        assert_eq!(names(&m), ["a", "b", "c"]);
+        // a's AADF is b's, which the new file no longer holds: b's file does.
+        assert_eq!(m.releases[0].shared["aadf"], Some("b.sqlite".into()));
+        assert_eq!(m.releases[0].shared["raw_counts"], None);
+        assert_eq!(m.releases[1].file, Some("b.sqlite".into()));
+        assert_eq!(m.releases[1].shared["raw_counts"], None);
+        assert!(added.dropped.is_empty());
+    }
+
+    #[test]
+    fn keep_drops_the_oldest_and_replace_drops_the_name() {
+        let before = Manifest {
+            releases: vec![release("a", Some("a.sqlite"), &[]), release("b", None, &[])],
+        };
+        let added = add_latest(
+            &before,
+            "b.sqlite",
+            &[],
+            release("c", None, &[]),
+            None,
+            Some(2),
+        );
+        assert_eq!(names(&added.manifest), ["b", "c"]);
+        assert_eq!(added.dropped, ["a"]);
+        let new_b = release("b", None, &[]);
+        let added = add_latest(&before, "b.sqlite", &[], new_b, Some("b"), None);
+        assert_eq!(names(&added.manifest), ["a", "b"]);
+        assert_eq!(added.manifest.releases[1].file, None);
+        assert_eq!(added.dropped, ["b"]);
+    }
+
+    #[test]
+    fn dropping_the_latest_promotes_the_newest_older_one() {
+        let before = Manifest {
+            releases: vec![
+                release(
+                    "a",
+                    Some("a.sqlite"),
+                    &[("aadf", Some("b.sqlite")), ("raw_counts", None)],
+                ),
+                release("b", Some("b.sqlite"), &[("raw_counts", None)]),
+                release("c", None, &[]),
+            ],
+        };
+        assert!(groups_only_in_latest(&before).is_empty());
+        let m = drop_latest(&before, None, &[]);
+        assert_eq!(names(&m), ["a", "b"]);
+        assert_eq!(m.releases[1].file, None);
+        assert_eq!(m.releases[0].shared["aadf"], None);
+        assert_eq!(m.releases[0].shared["raw_counts"], None);
+        assert_eq!(drop_older(&before, "b").releases.len(), 2);
+        assert_eq!(drop_older(&before, "c"), before);
+    }
+
+    #[test]
+    fn a_group_only_the_latest_holds_stays_in_its_file() {
+        let before = Manifest {
+            releases: vec![
+                release("a", Some("a.sqlite"), &[("raw_counts", None)]),
+                release("b", Some("b.sqlite"), &[]),
+                release("c", None, &[]),
+            ],
+        };
+        let moved = groups_only_in_latest(&before);
+        assert_eq!(moved, ["raw_counts"]);
+        let m = drop_latest(&before, Some("c.sqlite"), &moved);
+        assert_eq!(m.releases[0].shared["raw_counts"], Some("c.sqlite".into()));
+        assert_eq!(m.files_used(), ["a.sqlite", "c.sqlite"]);
+    }
+}

@@ -1,0 +1,5 @@
+//! Every release kept (issue 25): three releases made from the sample with known revisions
+//! (`fixtures`), kept by the loader (`loader`).
+
+pub mod fixtures;
+mod loader;
