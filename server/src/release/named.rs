@@ -128,26 +128,16 @@ struct Opened {
     release: Arc<Release>,
 }
 
-/// The manifest's releases as the served file allows: the one whose id is the file's is the
-/// latest (entries after it are a load or a drop not finished: not served); without one, the
-/// file alone (releases that read groups from it would read another release's).
+/// The manifest's releases as the served file allows (`Manifest::reconcile`, the rule the
+/// loader keeps too): the one whose id is the file's is the latest, and entries after it are a
+/// load or a drop not finished. Releases without a name cannot be served by one.
 fn reconciled(manifest: Manifest, latest: &Release) -> Vec<KeptRelease> {
-    let mut releases = manifest.releases;
-    match releases.iter().position(|r| r.id == latest.about.id) {
-        Some(i) => {
-            releases.truncate(i + 1);
-            releases[i].file = None;
-            releases[i].shared.clear();
-            releases
-        }
-        None => {
-            log::error!(
-                "the served file is none of the kept releases: only it is served (reload with \
-                 roadtraffic-load --release)"
-            );
-            only_the_file(latest)
-        }
-    }
+    let Some(file) = only_the_file(latest).pop() else {
+        return Vec::new();
+    };
+    let mut releases = manifest.reconcile(&file).releases;
+    releases.retain(|r| !r.name.is_empty());
+    releases
 }
 
 /// The served file as the one release, when it has a name.

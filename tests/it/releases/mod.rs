@@ -1,5 +1,7 @@
 //! Every release kept (issue 25): three releases made from the sample with known revisions
-//! (`fixtures`), kept by the loader (`loader`).
+//! (`fixtures`), kept by the loader (`loader`), served
+//! by name (`served`).
 
 pub mod fixtures;
 mod loader;
+mod served;
