@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{OnceCell, Semaphore};
 
 use crate::error::ApiError;
-use crate::release::Release;
+use crate::release::{Release, Tagging};
 
 /// Changes whenever this server writes some download differently: files kept by another
 /// version are then written again rather than served.
@@ -63,10 +63,14 @@ pub struct Store {
 const RETRY_AFTER: Duration = Duration::from_secs(30);
 
 impl Store {
-    /// The store of `release` under `root`; the folders of releases not used for a while go.
+    /// The store of `release` under `root`; when it is the latest, the folders of releases not
+    /// used for a while go. A kept release served by name prunes nothing: it is opened beside
+    /// the latest, whose files (written once, then only read) must stay.
     pub fn new(root: &Path, release: &Release) -> Store {
         let name = format!("{}-v{FILES_VERSION}", &release.about.id[..16]);
-        prune(root, &name);
+        if release.tagging == Tagging::PerFile {
+            prune(root, &name);
+        }
         let dir = root.join(name);
         touch(&dir);
         Store {

@@ -95,6 +95,8 @@ pub struct Release {
     pub identity: FileIdentity,
     /// Changes with every load: part of every ETag.
     pub tag: String,
+    /// Whether it is served at the plain paths (`PerFile`) or by name (`PerLoad`).
+    pub tagging: Tagging,
     pub about: About,
     /// Rows per table, and whether its ids are exactly 1..rows (page N is then an id range).
     rows: HashMap<&'static str, (i64, bool)>,
@@ -190,6 +192,7 @@ impl Release {
             pool,
             probe: Mutex::new(probe),
             _files: files,
+            tagging,
             identity,
             tag,
             about,
