@@ -289,7 +289,10 @@
     return road + ' · count point ' + p.id[i] + (la ? ' · ' + la : '');
   };
 
-  MapView.prototype.pageOf = function (i) { return '/manualcountpoints/' + this.p.id[i]; };
+  // A count point's page, in the release the map's page is of (`data-prefix`: /releases/NAME).
+  MapView.prototype.pageOf = function (i) {
+    return (this.el.dataset.prefix || '') + '/manualcountpoints/' + this.p.id[i];
+  };
 
   // Shows a point's road and id by the pointer; `pinned` (a tap) adds a link to its page.
   MapView.prototype.showTip = function (i, px, py, pinned) {

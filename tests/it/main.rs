@@ -26,6 +26,7 @@ mod reliability;
 mod rendered;
 mod site;
 mod site_places;
+mod site_releases;
 mod snapshots;
 mod spatial;
 mod support;

@@ -7,7 +7,7 @@ use super::answers::public_base;
 use crate::description::Description;
 use crate::error::ApiError;
 use crate::html;
-use crate::state::AppState;
+use crate::state::{AppState, Served};
 
 pub fn openapi(
     req: &HttpRequest,
@@ -21,11 +21,15 @@ pub fn openapi(
         .body(body))
 }
 
+/// The docs page of the release `served`, in its frame (`crate::site::frame`): the release
+/// picker, and links into that release.
 pub async fn docs(
+    req: &HttpRequest,
     state: &AppState,
-    release: std::sync::Arc<crate::release::Release>,
+    served: &Served,
     description: &std::sync::Arc<Description>,
 ) -> Result<HttpResponse, ApiError> {
+    let release = served.release.clone();
     let page = actix_web::web::block({
         let config = state.config.clone();
         let description = description.clone();
@@ -33,5 +37,6 @@ pub async fn docs(
     })
     .await
     .map_err(ApiError::internal)??;
-    Ok(html::response(page.to_string()))
+    let frame = crate::site::frame::of(req, state, served).frame;
+    Ok(html::response(html::in_release(&page, &frame)))
 }

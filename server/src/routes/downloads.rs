@@ -27,15 +27,15 @@ pub async fn page(
 ) -> Result<HttpResponse, ApiError> {
     let release = served.release.clone();
     let base = format!("{}{}", served.prefix, state.config.base_path());
-    let origin = public_base(req, state.config.public_url.as_deref());
+    // The examples read the release's own files.
+    let origin = public_base(req, state.config.public_url.as_deref()) + &served.prefix;
     let content = actix_web::web::block(move || downloads::page(&release, &base, &origin))
         .await
         .map_err(ApiError::internal)??;
-    Ok(html::response(html::page(
-        html::Section::Downloads,
-        "Downloads",
-        content,
-    )))
+    // The page's own links are to the latest's paths: the frame moves them into the release.
+    let page = html::page(html::Section::Downloads, "Downloads", content);
+    let frame = crate::site::frame::of(req, state, served).frame;
+    Ok(html::response(html::in_release(&page, &frame)))
 }
 
 /// A file under `/downloads/`: a national file (CSV, zip or Parquet) or a split file (CSV or

@@ -146,14 +146,16 @@ async fn handle(
         Route::OpenApi => description::openapi(req, state, &router.description),
         Route::Changes => changes::latest(req, state, release).await,
         Route::Releases => releases::list(req, state).await,
-        Route::Docs => description::docs(state, release, &router.description).await,
+        Route::Docs => description::docs(req, state, &served, &router.description).await,
         Route::DownloadsPage => downloads::page(req, state, &served).await,
         Route::Download(file) => downloads::file(req, state, release, &file).await,
         Route::Page(page) => Ok(crate::site::respond(req, state, &served, page).await),
         Route::Asset(name) => Ok(crate::site::assets::serve(req, state, &name).await),
         Route::ApiUnknown => Err(not_found(req)),
         Route::Ogc(resource) => ogc::answer(req, state, resource).await,
-        Route::Unknown => crate::site::not_found_for_browser(req).ok_or_else(|| not_found(req)),
+        Route::Unknown => {
+            crate::site::not_found_for_browser(req, state, &served).ok_or_else(|| not_found(req))
+        }
     }
 }
 

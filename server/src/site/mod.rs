@@ -4,6 +4,7 @@
 //!
 //! - `assets`: serving the embedded files (`crate::assets`) and the map's point data;
 //! - `view`: what a page is rendered from;
+//! - `frame`: which kept release a page is of, and the same page in each other (its picker);
 //! - `summary`: what is learnt once per loaded file (the map's points, areas, headline figures);
 //! - `chart`: line charts drawn on the server as SVG;
 //! - `format`: numbers, units and road categories as people read them;
@@ -12,6 +13,7 @@
 pub mod assets;
 mod chart;
 mod format;
+pub mod frame;
 mod pages;
 pub mod summary;
 mod view;
@@ -28,6 +30,7 @@ use crate::error::ApiError;
 use crate::html;
 use crate::release::Release;
 use crate::state::{AppState, Served};
+use frame::Releases;
 
 pub use summary::Summary;
 pub use view::View;
@@ -40,9 +43,15 @@ pub async fn respond(
     page: Page,
 ) -> HttpResponse {
     let query = req.query_string().to_string();
-    let key = format!("site {}?{query}", req.path());
-    let result = render(state, served, key, move |view| page.render(view, &query)).await;
-    let mut response = result.unwrap_or_else(|e| html::error_page(&e));
+    let releases = frame::of(req, state, served);
+    // The page's header lists the kept releases: a page kept is one of that listing.
+    let key = format!("site {}?{query} releases {}", req.path(), releases.key);
+    let frame = releases.frame.clone();
+    let result = render(state, served, key, releases, move |view| {
+        page.render(view, &query)
+    })
+    .await;
+    let mut response = result.unwrap_or_else(|e| html::error_page_in(&frame, &e));
     let found = response.status().is_success();
     if let Some(link) = canonical(req, state.config.public_url.as_deref()).filter(|_| found) {
         response.headers_mut().insert(header::LINK, link);
@@ -63,12 +72,16 @@ fn canonical(req: &HttpRequest, public_url: Option<&str>) -> Option<header::Head
 }
 
 /// A 404 page for a browser that asked for a path nobody answers (API clients keep the API's
-/// JSON 404).
-pub fn not_found_for_browser(req: &HttpRequest) -> Option<HttpResponse> {
+/// JSON 404), in the release `served`: its picker leads to the same path in the others.
+pub fn not_found_for_browser(
+    req: &HttpRequest,
+    state: &AppState,
+    served: &Served,
+) -> Option<HttpResponse> {
     let accepts = req.headers().get(header::ACCEPT)?.to_str().ok()?;
-    accepts
-        .contains("text/html")
-        .then(|| html::error_page(&ApiError::NotFound(req.path().to_string())))
+    let not_found = ApiError::NotFound(req.path().to_string());
+    (accepts.contains("text/html"))
+        .then(|| html::error_page_in(&frame::of(req, state, served).frame, &not_found))
 }
 
 /// The site's pages (their paths are parsed in `crate::routes::table`).
@@ -102,12 +115,13 @@ impl Page {
 }
 
 /// Renders a page on the blocking pool, where SQLite runs, and sends it; a page is a pure
-/// function of the loaded file and its path and query (`key`), so it is kept in the file's
-/// response cache and rendered once while it stays there.
+/// function of the loaded file, its path and query and the kept releases (`key`), so it is
+/// kept in the file's response cache and rendered once while it stays there.
 async fn render<F>(
     state: &AppState,
     served: &Served,
     key: String,
+    releases: Releases,
     page: F,
 ) -> Result<HttpResponse, ApiError>
 where
@@ -122,6 +136,7 @@ where
     let time_limit = Duration::from_millis(state.config.query_timeout);
     let api_base = state.config.base_path().to_string();
     let max_page_size = state.config.max_page_size;
+    let named = state.named.clone();
     let markup = web::block(move || {
         // Learnt once per release, outside the time limit; kept, it needs no connection.
         let summary = match release.kept.get::<Summary>() {
@@ -129,6 +144,15 @@ where
             None => summary::of(&release, &*release.connection()?)?,
         };
         let conn = release.timed_connection(time_limit)?;
+        let compared = match (&releases.shown, &releases.previous) {
+            (Some(shown), Some(previous)) => Some(view::Compared {
+                shown,
+                previous,
+                named: &named,
+                time_limit,
+            }),
+            _ => None,
+        };
         let view = View {
             release: &release,
             conn: &conn,
@@ -136,6 +160,8 @@ where
             api_base: &api_base,
             max_page_size,
             prefix: &prefix,
+            frame: &releases.frame,
+            compared,
         };
         page(&view)
     })

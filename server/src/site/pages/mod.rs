@@ -29,8 +29,9 @@ fn context<'a>(view: &View<'a>) -> Context<'a> {
     Context {
         summary: view.summary,
         points_asset: Summary::points_asset(view.release),
-        api_base: view.api_base,
+        api_base: format!("{}{}", view.prefix, view.api_base),
         max_page_size: view.max_page_size,
+        frame: view.frame,
     }
 }
 

@@ -36,7 +36,17 @@ pub fn wide(
     params: &[&dyn rusqlite::ToSql],
     columns: &[&str],
 ) -> Result<Columns, ApiError> {
-    let mut stmt = view.conn.prepare(sql)?;
+    wide_in(view.conn, sql, params, columns)
+}
+
+/// [`wide`], on any connection (another release's).
+pub fn wide_in(
+    conn: &rusqlite::Connection,
+    sql: &str,
+    params: &[&dyn rusqlite::ToSql],
+    columns: &[&str],
+) -> Result<Columns, ApiError> {
+    let mut stmt = conn.prepare(sql)?;
     let mut xs = Vec::new();
     let mut values: Vec<Vec<Option<f64>>> = vec![Vec::new(); columns.len()];
     let mut rows = stmt.query(params)?;
@@ -99,11 +109,92 @@ pub fn long(
     Ok(Columns { xs, columns })
 }
 
+/// A value that a release revised: its column, its x, and what the release before had there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Revised {
+    pub key: String,
+    pub x: i64,
+    pub before: Option<f64>,
+}
+
+/// What changed from `before` to `now` (the same columns, of two releases): the values revised
+/// at the xs both have, column by column, and the xs only `now` has.
+pub fn revisions(now: &Columns, before: &Columns) -> (Vec<Revised>, Vec<i64>) {
+    let mut revised = Vec::new();
+    let mut new_xs = Vec::new();
+    for (i, x) in now.xs.iter().enumerate() {
+        let Ok(j) = before.xs.binary_search(x) else {
+            new_xs.push(*x);
+            continue;
+        };
+        for column in &now.columns {
+            let was =
+                (before.columns.iter().find(|c| c.key == column.key)).and_then(|c| c.values[j]);
+            if column.values[i] != was {
+                revised.push(Revised {
+                    key: column.key.clone(),
+                    x: *x,
+                    before: was,
+                });
+            }
+        }
+    }
+    (revised, new_xs)
+}
+
 /// A number stored as an integer or a real (published totals may be decimals).
 fn number(v: Value) -> Option<f64> {
     match v {
         Value::Integer(i) => Some(i as f64),
         Value::Real(r) => Some(r),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn columns(xs: &[i64], columns: &[(&str, &[Option<f64>])]) -> Columns {
+        Columns {
+            xs: xs.to_vec(),
+            columns: (columns.iter())
+                .map(|(key, values)| Column {
+                    key: key.to_string(),
+                    values: values.to_vec(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn revisions_are_the_values_that_differ_and_the_new_xs() {
+        let before = columns(
+            &[2018, 2019, 2020],
+            &[
+                ("cars", &[Some(1.0), Some(2.0), Some(3.0)]),
+                ("all", &[Some(10.0), Some(20.0), None]),
+            ],
+        );
+        let now = columns(
+            &[2019, 2020, 2025],
+            &[
+                ("cars", &[Some(2.0), Some(4.0), Some(5.0)]),
+                ("all", &[Some(20.0), Some(30.0), Some(50.0)]),
+            ],
+        );
+        let revised = |key: &str, x, before| Revised {
+            key: key.into(),
+            x,
+            before,
+        };
+        assert_eq!(
+            revisions(&now, &before),
+            (
+                vec![revised("cars", 2020, Some(3.0)), revised("all", 2020, None)],
+                vec![2025]
+            )
+        );
+        assert_eq!(revisions(&now, &now), (vec![], vec![]));
     }
 }

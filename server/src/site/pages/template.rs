@@ -7,9 +7,10 @@ use maud::{html, Markup};
 use roadtraffic_catalog::COUNT_POINTS;
 
 use crate::assets;
+use crate::html::Frame;
 use crate::site::chart::{line_chart, LineChart, Series};
 use crate::site::format;
-use crate::site::pages::query::{Column, Columns};
+use crate::site::pages::query::{Column, Columns, Revised};
 use crate::site::summary::{Area, Summary};
 
 /// What every template may read besides its page's data: what was learnt of the loaded file
@@ -18,10 +19,20 @@ pub struct Context<'a> {
     pub summary: &'a Summary,
     /// The map's point data of the loaded file (an asset's name).
     pub points_asset: String,
-    /// The API's base path (`/api`), for links to its listings.
-    pub api_base: &'a str,
+    /// The API's base path in the release shown (`/api`, `/releases/{name}/api`), for links to
+    /// its listings.
+    pub api_base: String,
     /// The largest page the API answers: the map asks for no more.
     pub max_page_size: i64,
+    /// The release shown: the prefix of every link to a page, and the header's picker.
+    pub frame: &'a Frame,
+}
+
+impl Context<'_> {
+    /// A path of the site (`/regions/3`, `/downloads/...`) in the release shown.
+    pub fn link(&self, path: &str) -> String {
+        self.frame.link(path)
+    }
 }
 
 /// What a map shows first: everything, or the points of one area or one count point.
@@ -50,6 +61,7 @@ pub fn map(ctx: &Context, focus: Focus, label: &str) -> Markup {
         div.map data-points=(points) data-outline=(assets::url(assets::OUTLINE))
             data-api=(api) data-max-page-size=(ctx.max_page_size)
             data-focus=(kind) data-focus-id=(id)
+            data-prefix=[Some(&ctx.frame.prefix).filter(|p| !p.is_empty())]
             data-lat=[at.map(|a| a.0)] data-lon=[at.map(|a| a.1)] {
             canvas tabindex="0" role="img" aria-label=(label) {}
             div.map-controls {
@@ -90,6 +102,10 @@ pub struct Figures<'a> {
     pub extra: Vec<(String, Vec<String>)>,
     /// Rows of the table latest first (years), or in order (hours).
     pub latest_first: bool,
+    /// Values of the table that the release shown revised, each marked with the value it
+    /// replaced, and xs new in it (marked too).
+    pub revised: Vec<Revised>,
+    pub new_xs: Vec<i64>,
 }
 
 impl<'a> Figures<'a> {
@@ -113,12 +129,23 @@ impl<'a> Figures<'a> {
             series: series(data.columns, label),
             extra: Vec::new(),
             latest_first: true,
+            revised: Vec::new(),
+            new_xs: Vec::new(),
         }
     }
 
     /// The same, with columns of the table only.
     pub fn with_extra(self, extra: Vec<(String, Vec<String>)>) -> Self {
         Figures { extra, ..self }
+    }
+
+    /// The same, the values revised and the xs new in the release shown marked.
+    pub fn with_revisions(self, revised: Vec<Revised>, new_xs: Vec<i64>) -> Self {
+        Figures {
+            revised,
+            new_xs,
+            ..self
+        }
     }
 }
 
@@ -162,11 +189,22 @@ pub fn chart_and_table(f: Figures) -> Markup {
                 tbody {
                     @for i in rows {
                         tr {
-                            th scope="row" { ((f.x_label)(f.xs[i])) }
+                            th scope="row" {
+                                ((f.x_label)(f.xs[i]))
+                                @if f.new_xs.contains(&f.xs[i]) { span.was { "new in this release" } }
+                            }
                             @for (_, cells) in &f.extra { td { (cells[i]) } }
                             @for s in &f.series {
-                                td.num data-series=(s.key) data-x=(f.xs[i]) {
-                                    (format::count(s.values[i]))
+                                @let x = f.xs[i];
+                                @if let Some(r) = f.revised.iter().find(|r| r.key == s.key && r.x == x) {
+                                    td.num.revised data-series=(s.key) data-x=(x) {
+                                        (format::count(s.values[i]))
+                                        span.was { "revised from " del { (r.before.map_or("no figure".into(), format::whole)) } }
+                                    }
+                                } @else {
+                                    td.num data-series=(s.key) data-x=(x) {
+                                        (format::count(s.values[i]))
+                                    }
                                 }
                             }
                         }
@@ -193,13 +231,18 @@ pub fn year(y: i64) -> String {
 
 /// The trail back up from a page under a region (and a local authority): Regions, then the
 /// region and the authority when known.
-pub fn area_trail(region: Option<&Area>, la: Option<&Area>) -> Vec<(String, String)> {
-    let mut trail = vec![("/regions".to_string(), "Regions".to_string())];
+pub fn area_trail(
+    ctx: &Context,
+    region: Option<&Area>,
+    la: Option<&Area>,
+) -> Vec<(String, String)> {
+    let mut trail = vec![(ctx.link("/regions"), "Regions".to_string())];
     if let Some(r) = region {
-        trail.push((format!("/regions/{}", r.id), r.name.clone()));
+        trail.push((ctx.link(&format!("/regions/{}", r.id)), r.name.clone()));
     }
     if let Some(a) = la {
-        trail.push((format!("/local-authorities/{}", a.id), a.name.clone()));
+        let href = ctx.link(&format!("/local-authorities/{}", a.id));
+        trail.push((href, a.name.clone()));
     }
     trail
 }

@@ -18,13 +18,13 @@ pub fn page(ctx: &Context, loaded: &Loaded) -> Markup {
         licence(),
         disclaimer(),
         release_loaded(ctx.summary, loaded),
-        what_changed(loaded.changes.as_ref(), ctx.api_base),
+        what_changed(loaded.changes.as_ref(), &ctx.api_base),
     ];
     let body = html! {
         h1 { "About the data" }
         @for s in &sections { (s) }
     };
-    page_in(Section::About, "About the data", body)
+    page_in(ctx.frame, Section::About, "About the data", body)
 }
 
 fn the_data() -> Markup {

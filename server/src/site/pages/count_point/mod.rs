@@ -1,7 +1,8 @@
 //! `/manualcountpoints/{id}`: a count point as the public page shows it (site details, its
 //! place on the map, AADF by year with the count method), plus the count points nearest it, a
 //! chart of AADF over the years, AADF by direction, the raw counts of each count day by hour,
-//! and its downloads.
+//! and its downloads; the AADF figures that the release shown revised are marked with the value
+//! each replaced in the kept release before it.
 
 mod query;
 mod template;
@@ -20,10 +21,19 @@ pub fn render(view: &View, id: i64) -> Result<Markup, ApiError> {
         .grid()
         .map(|at| query::nearby(view, id, at))
         .transpose()?;
+    let aadf = query::aadf(view, id)?;
+    let revised = query::revised(view, id, &aadf.by_vehicle)?;
     let counts = query::Counts {
-        aadf: query::aadf(view, id)?,
+        aadf,
         by_direction: query::by_direction(view, id)?,
         count_days: query::count_days(view, id)?,
     };
-    Ok(template::page(&context(view), id, &site, nearby, counts))
+    Ok(template::page(
+        &context(view),
+        id,
+        &site,
+        nearby,
+        counts,
+        revised,
+    ))
 }

@@ -1,12 +1,13 @@
 //! What a count point's page shows: its details, the count points nearest it, its AADF by
-//! year (with the count method) and by direction, and its raw counts by count day and hour.
+//! year (with the count method) and by direction, its raw counts by count day and hour, and
+//! what the release shown revised of its AADF since the kept release before it.
 
 use roadtraffic_catalog::places::{Places, EASTING, INDEX_TABLE, NORTHING, PLACE_KEY};
 use roadtraffic_catalog::{AADF, AADF_BY_DIRECTION, COUNT_POINTS, DIRECTIONS, RAW_COUNTS};
 
 use crate::error::ApiError;
 use crate::site::format::aadf_groups;
-use crate::site::pages::query::{long, wide, Column, Columns};
+use crate::site::pages::query::{long, revisions, wide_in, Column, Columns, Revised};
 use crate::site::View;
 
 /// The count point's own columns, as read for its details.
@@ -65,6 +66,23 @@ pub struct Counts {
 pub struct Aadf {
     pub by_vehicle: Columns,
     pub methods: Vec<String>,
+}
+
+/// What the release shown changed of the count point's AADF since the kept release before it.
+pub struct Revisions {
+    pub shown: String,
+    pub previous: String,
+    pub against: Against,
+}
+
+pub enum Against {
+    /// The previous release does not have the count point.
+    New,
+    /// It does: the figures revised (each with the value it replaced) and the years added.
+    Known {
+        revised: Vec<Revised>,
+        new_years: Vec<i64>,
+    },
 }
 
 /// The raw counts of one count day: all motor vehicles by hour, a column per direction.
@@ -165,12 +183,7 @@ fn nearby_sql() -> String {
 
 /// AADF by year, and each year's count method: the detailed one when the file gives it.
 pub fn aadf(view: &View, id: i64) -> Result<Aadf, ApiError> {
-    let sql = format!(
-        "SELECT year, {} FROM {} WHERE count_point_id = ?1 ORDER BY year",
-        aadf_groups().join(", "),
-        AADF.table
-    );
-    let by_vehicle = wide(view, &sql, &[&id], aadf_groups())?;
+    let by_vehicle = aadf_by_vehicle(view.conn, id)?;
     let sql = format!(
         "SELECT estimation_method, estimation_method_detailed FROM {} \
          WHERE count_point_id = ?1 ORDER BY year",
@@ -191,6 +204,51 @@ pub fn aadf(view: &View, id: i64) -> Result<Aadf, ApiError> {
         by_vehicle,
         methods,
     })
+}
+
+/// AADF by year, a column per vehicle group, in the release of `conn`.
+fn aadf_by_vehicle(conn: &rusqlite::Connection, id: i64) -> Result<Columns, ApiError> {
+    let sql = format!(
+        "SELECT year, {} FROM {} WHERE count_point_id = ?1 ORDER BY year",
+        aadf_groups().join(", "),
+        AADF.table
+    );
+    wide_in(conn, &sql, &[&id], aadf_groups())
+}
+
+/// What the release shown revised of the count point's AADF (`now`): read from the kept
+/// release before it, the same query; `None` when there is none (the oldest kept, or a file
+/// without a name).
+pub fn revised(view: &View, id: i64, now: &Columns) -> Result<Option<Revisions>, ApiError> {
+    let Some(compared) = &view.compared else {
+        return Ok(None);
+    };
+    let (_release, conn) = compared.open()?;
+    let before = aadf_by_vehicle(&conn, id)?;
+    let known = !before.xs.is_empty() || has_count_point(&conn, id)?;
+    let against = match known {
+        false => Against::New,
+        true => {
+            let (revised, new_years) = revisions(now, &before);
+            Against::Known { revised, new_years }
+        }
+    };
+    Ok(Some(Revisions {
+        shown: compared.shown.to_string(),
+        previous: compared.previous.to_string(),
+        against,
+    }))
+}
+
+/// Whether the release of `conn` has the count point: listed, or counted (raw counts alone).
+fn has_count_point(conn: &rusqlite::Connection, id: i64) -> Result<bool, ApiError> {
+    let sql = format!(
+        "SELECT EXISTS (SELECT 1 FROM {} WHERE count_point_id = ?1) \
+         OR EXISTS (SELECT 1 FROM {} WHERE count_point_id = ?1)",
+        COUNT_POINTS.table,
+        RAW_COUNTS.runs_table().unwrap_or_default()
+    );
+    Ok(conn.query_row(&sql, [id], |r| r.get(0))?)
 }
 
 pub fn by_direction(view: &View, id: i64) -> Result<Columns, ApiError> {

@@ -7,28 +7,35 @@ use roadtraffic_catalog::{COUNT_POINTS, DATASETS};
 
 use crate::html::{page_in, Section};
 use crate::site::format;
-use crate::site::pages::query::Columns;
+use crate::site::pages::query::{Columns, Revised};
 use crate::site::pages::template::{
     area_trail, breadcrumbs, chart_and_table, map, series, vehicle, Context, Figures, Focus,
 };
 
-use super::query::{Aadf, CountDay, Counts, Neighbour, Site, NEARBY_COUNT, NEARBY_METRES};
+use super::query::{
+    Aadf, Against, CountDay, Counts, Neighbour, Revisions, Site, NEARBY_COUNT, NEARBY_METRES,
+};
 
-/// `nearby`: `None` when the count point has no easting and northing.
+/// `nearby`: `None` when the count point has no easting and northing; `revised`: what the
+/// release shown revised, when a kept release comes before it.
 pub fn page(
     ctx: &Context,
     id: i64,
     site: &Site,
     nearby: Option<Vec<Neighbour>>,
     counts: Counts,
+    revised: Option<Revisions>,
 ) -> Markup {
     let s = ctx.summary;
     let la = s.local_authority(site.local_authority_id);
-    let trail = area_trail(s.region(site.region_id), la);
+    let trail = area_trail(ctx, s.region(site.region_id), la);
     let title = format!("Count point {id}: {}", site.road_name);
     let body = html! {
         (breadcrumbs(&trail))
         h1 { "Manual count point " (id) span.subtitle { (site.road_name) @if let Some(a) = la { ", " (a.name) } } }
+        @if let Some(r @ Revisions { against: Against::New, .. }) = &revised {
+            p.release-note { strong { "New in this release:" } " count point " (id) " is not in release " (r.previous) "." }
+        }
         div.columns-2 {
             section aria-labelledby="details" {
                 h2 #details { "Site details" }
@@ -39,17 +46,17 @@ pub fn page(
                 (map(ctx, Focus::CountPoint(id, site.coordinates()), &format!("Map of count point {id} on {}", site.road_name)))
             }
         }
-        (nearest(ctx.api_base, site, nearby))
-        (aadf(id, counts.aadf))
+        (nearest(ctx, site, nearby))
+        (aadf(id, counts.aadf, revised))
         (by_direction(id, counts.by_direction))
         (raw_counts(counts.count_days))
-        (downloads(ctx.api_base, id))
+        (downloads(ctx, id))
         section aria-labelledby="disclaimer" {
             h2 #disclaimer { "About these figures" }
-            p { "Regional and national figures are robust and accredited official statistics. Estimates for single road links are less robust: they are not always based on up-to-date counts. Figures whose count method is “Counted” are likely more accurate than those “Estimated”. " a href="/about" { "More about the data" } }
+            p { "Regional and national figures are robust and accredited official statistics. Estimates for single road links are less robust: they are not always based on up-to-date counts. Figures whose count method is “Counted” are likely more accurate than those “Estimated”. " a href=(ctx.link("/about")) { "More about the data" } }
         }
     };
-    page_in(Section::None, &title, body)
+    page_in(ctx.frame, Section::None, &title, body)
 }
 
 /// What a detail reads when the loaded file does not give it (files split by area have no
@@ -64,9 +71,9 @@ fn details(ctx: &Context, id: i64, site: &Site) -> Markup {
         dl.details {
             dt { "Site number" } dd { (id) }
             dt { "Region" }
-            dd { @if let Some(r) = s.region(site.region_id) { a href=(format!("/regions/{}", r.id)) { (r.name) } } }
+            dd { @if let Some(r) = s.region(site.region_id) { a href=(ctx.link(&format!("/regions/{}", r.id))) { (r.name) } } }
             dt { "Local authority" }
-            dd { @if let Some(a) = s.local_authority(site.local_authority_id) { a href=(format!("/local-authorities/{}", a.id)) { (a.name) } } }
+            dd { @if let Some(a) = s.local_authority(site.local_authority_id) { a href=(ctx.link(&format!("/local-authorities/{}", a.id))) { (a.name) } } }
             dt { "Road name" } dd { (site.road_name) }
             dt { "Road classification" }
             dd { (category.as_ref().map_or(NOT_GIVEN, |c| c.classification)) }
@@ -84,17 +91,17 @@ fn details(ctx: &Context, id: i64, site: &Site) -> Markup {
 }
 
 /// The count points nearest this one, as a table, and the API's query for the same.
-fn nearest(api: &str, site: &Site, nearby: Option<Vec<Neighbour>>) -> Markup {
+fn nearest(ctx: &Context, site: &Site, nearby: Option<Vec<Neighbour>>) -> Markup {
     let km = NEARBY_METRES / 1000;
     let listed = nearby.as_ref().is_some_and(|list| !list.is_empty());
-    let api_query = near_query(api, site);
+    let api_query = near_query(&ctx.api_base, site);
     html! {
         section aria-labelledby="nearby" {
             h2 #nearby { "Nearby count points" }
             @match &nearby {
                 None => p.empty { "This count point has no easting and northing in the loaded file, so the count points near it cannot be found." },
                 Some(list) if list.is_empty() => p.empty { "No other count point within " (km) " km." },
-                Some(list) => (neighbours(list, km)),
+                Some(list) => (neighbours(ctx, list, km)),
             }
             @if listed || api_query.is_some() {
                 p.hint {
@@ -109,7 +116,7 @@ fn nearest(api: &str, site: &Site, nearby: Option<Vec<Neighbour>>) -> Markup {
     }
 }
 
-fn neighbours(list: &[Neighbour], km: i64) -> Markup {
+fn neighbours(ctx: &Context, list: &[Neighbour], km: i64) -> Markup {
     let caption = match list.len() as i64 {
         NEARBY_COUNT => format!(
             "The {NEARBY_COUNT} count points nearest this one within {km} km, nearest first"
@@ -130,7 +137,7 @@ fn neighbours(list: &[Neighbour], km: i64) -> Markup {
                 tbody {
                     @for n in list {
                         tr {
-                            th scope="row" { a href=(format!("/manualcountpoints/{}", n.id)) { (n.id) } }
+                            th scope="row" { a href=(ctx.link(&format!("/manualcountpoints/{}", n.id))) { (n.id) } }
                             td { (n.road_name) }
                             td { (format::category_or_type(n.road_category.as_deref(), n.road_type.as_deref())) }
                             td.num data-metres=(n.metres) { (format::distance(n.metres)) }
@@ -155,17 +162,50 @@ fn near_query(api: &str, site: &Site) -> Option<String> {
     ))
 }
 
-fn aadf(id: i64, aadf: Aadf) -> Markup {
+fn aadf(id: i64, aadf: Aadf, revised: Option<Revisions>) -> Markup {
     let title = format!("Annual average daily flow at count point {id}");
+    let (legend, revised, new_years) = match revised {
+        Some(r) => revision_legend(id, r),
+        None => (html! {}, Vec::new(), Vec::new()),
+    };
     let figures = Figures::by_year("aadf", title, "vehicles per day", aadf.by_vehicle, vehicle)
-        .with_extra(vec![("Count method".into(), aadf.methods)]);
+        .with_extra(vec![("Count method".into(), aadf.methods)])
+        .with_revisions(revised, new_years);
     html! {
         section aria-labelledby="aadf" {
             h2 #aadf { "Annual average daily flow" }
             p { "Vehicles passing the count point on an average day of the year, both directions." }
+            (legend)
             (chart_and_table(figures))
         }
     }
+}
+
+/// What the marks of the AADF table mean, and the marks: the figures the release shown
+/// revised and the years new in it.
+fn revision_legend(id: i64, r: Revisions) -> (Markup, Vec<Revised>, Vec<i64>) {
+    let (shown, previous) = (&r.shown, &r.previous);
+    let (revised, new_years) = match r.against {
+        Against::New => {
+            let legend = html! {
+                p.revisions { "Nothing to mark: count point " (id) " is new in release " (shown) " (release " (previous) " does not have it)." }
+            };
+            return (legend, Vec::new(), Vec::new());
+        }
+        Against::Known { revised, new_years } => (revised, new_years),
+    };
+    let legend = if revised.is_empty() && new_years.is_empty() {
+        html! { p.revisions { "No figure here was revised by release " (shown) " (from release " (previous) ")." } }
+    } else {
+        html! {
+            p.revisions {
+                strong { "Marked:" } " figures revised by release " (shown) " (from release " (previous) "), each with the value it replaced"
+                @if !new_years.is_empty() { ", and the years new in release " (shown) }
+                "."
+            }
+        }
+    };
+    (legend, revised, new_years)
 }
 
 fn by_direction(id: i64, data: Columns) -> Markup {
@@ -228,18 +268,22 @@ fn count_day(n: usize, day: CountDay) -> Markup {
         series: series(day.by_hour.columns, direction),
         extra: Vec::new(),
         latest_first: false,
+        revised: Vec::new(),
+        new_xs: Vec::new(),
     })
 }
 
 /// This count point's records of every dataset keyed by count point: its split file where DfT
 /// publishes one, else the API's CSV form filtered to it.
-fn downloads(api: &str, id: i64) -> Markup {
+fn downloads(ctx: &Context, id: i64) -> Markup {
+    let api = &ctx.api_base;
     let by = "count_point_id";
     let mut links: Vec<(String, String)> = DATASETS
         .iter()
         .filter(|d| d.paginated && d.column(by).is_some() && d.id_column() != Some(by))
         .map(|d| {
             let href = crate::downloads::split_path(d, by, id)
+                .map(|path| ctx.link(&path))
                 .unwrap_or_else(|| format!("{api}{}.csv?filter%5B{by}%5D={id}", d.paths[0]));
             (href, format!("{} (CSV)", d.title))
         })
@@ -254,7 +298,7 @@ fn downloads(api: &str, id: i64) -> Markup {
             ul {
                 @for (href, label) in &links { li { a href=(href) { (label) } } }
             }
-            p.hint { "The API's listings take the same filters: see " a href="/docs" { "the API documentation" } "." }
+            p.hint { "The API's listings take the same filters: see " a href=(ctx.link("/docs")) { "the API documentation" } "." }
         }
     }
 }

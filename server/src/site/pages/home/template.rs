@@ -24,23 +24,23 @@ pub fn page(ctx: &Context, q: Option<&str>, results: Option<&Search>) -> Markup 
                 ", release " (release)
             }
             ". Find a road on the map or search, or browse the "
-            a href="/regions" { "regions and local authorities" } "."
+            a href=(ctx.link("/regions")) { "regions and local authorities" } "."
         }
-        form.search role="search" action="/" method="get" {
+        form.search role="search" action=(ctx.link("/")) method="get" {
             label for="q" { "Search by count point number, road name, local authority or region" }
             div.search-row {
                 input #q type="search" name="q" value=[q] autocomplete="off" spellcheck="false";
                 button type="submit" { "Search" }
             }
         }
-        @if let (Some(q), Some(results)) = (q, results) { (search_results(s, q, results)) }
+        @if let (Some(q), Some(results)) = (q, results) { (search_results(ctx, q, results)) }
         section aria-labelledby="map-heading" {
             h2 #map-heading { "Count points" }
             (map(ctx, Focus::All, &label))
         }
         (headline(s))
     };
-    page_in(Section::Map, "Map of count points", body)
+    page_in(ctx.frame, Section::Map, "Map of count points", body)
 }
 
 fn headline(summary: &Summary) -> Markup {
@@ -88,7 +88,7 @@ fn headline(summary: &Summary) -> Markup {
     }
 }
 
-fn search_results(summary: &Summary, q: &str, found: &Search) -> Markup {
+fn search_results(ctx: &Context, q: &str, found: &Search) -> Markup {
     html! {
         section.results aria-labelledby="results-heading" {
             h2 #results-heading { "Search results for “" (q) "”" }
@@ -98,7 +98,7 @@ fn search_results(summary: &Summary, q: &str, found: &Search) -> Markup {
             @if !found.points.is_empty() {
                 h3 { "Count points" }
                 ul.result-list {
-                    @for p in found.points.iter().take(MOST) { li { (count_point(summary, p)) } }
+                    @for p in found.points.iter().take(MOST) { li { (count_point(ctx, p)) } }
                 }
                 @if found.points.len() > MOST { p { "The first " (MOST) " are shown." } }
             }
@@ -106,30 +106,30 @@ fn search_results(summary: &Summary, q: &str, found: &Search) -> Markup {
                 h3 { "Roads" }
                 ul.result-list.columns {
                     @for (road, n) in &found.roads {
-                        li { a href=(format!("/?q={}", encode(road))) { (road) } " (" (n) " count points)" }
+                        li { a href=(ctx.link(&format!("/?q={}", encode(road)))) { (road) } " (" (n) " count points)" }
                     }
                 }
             }
-            (areas("Local authorities", "local-authorities", &found.authorities))
-            (areas("Regions", "regions", &found.regions))
+            (areas(ctx, "Local authorities", "local-authorities", &found.authorities))
+            (areas(ctx, "Regions", "regions", &found.regions))
         }
     }
 }
 
 /// Areas found, each a link to its page at `/{path}/{id}`.
-fn areas(heading: &str, path: &str, found: &[&Area]) -> Markup {
+fn areas(ctx: &Context, heading: &str, path: &str, found: &[&Area]) -> Markup {
     html! {
         @if !found.is_empty() {
             h3 { (heading) }
-            ul.result-list { @for a in found { li { a href=(format!("/{path}/{}", a.id)) { (a.name) } } } }
+            ul.result-list { @for a in found { li { a href=(ctx.link(&format!("/{path}/{}", a.id))) { (a.name) } } } }
         }
     }
 }
 
-fn count_point(summary: &Summary, p: &Found) -> Markup {
-    let la = summary.local_authority(p.local_authority);
+fn count_point(ctx: &Context, p: &Found) -> Markup {
+    let la = ctx.summary.local_authority(p.local_authority);
     html! {
-        a href=(format!("/manualcountpoints/{}", p.id)) { (p.road) ", count point " (p.id) }
+        a href=(ctx.link(&format!("/manualcountpoints/{}", p.id))) { (p.road) ", count point " (p.id) }
         " – " (format::category_name(&p.category))
         @if let Some(la) = la { ", " (la.name) }
     }

@@ -13,7 +13,7 @@ use crate::site::View;
 use query::PER_PAGE;
 
 pub fn list(view: &View) -> Result<Markup, ApiError> {
-    Ok(template::list(view.summary))
+    Ok(template::list(&context(view)))
 }
 
 /// The authority's page; `?page=N` is the page of its count point table, kept within range.

@@ -8,7 +8,7 @@ use crate::site::format;
 use crate::site::pages::template::{
     area_trail, breadcrumbs, chart_and_table, map, pager, vehicle, Context, Figures, Focus,
 };
-use crate::site::summary::{Area, Summary};
+use crate::site::summary::Area;
 
 use super::query::{PointRow, Traffic, PER_PAGE};
 
@@ -21,9 +21,10 @@ pub struct Points {
     pub total: i64,
 }
 
-pub fn list(s: &Summary) -> Markup {
+pub fn list(ctx: &Context) -> Markup {
+    let s = ctx.summary;
     let body = html! {
-        (breadcrumbs(&area_trail(None, None)))
+        (breadcrumbs(&area_trail(ctx, None, None)))
         h1 { "Local authorities" }
         div.table-scroll tabindex="0" role="region" aria-label="Local authorities (table)" {
             table {
@@ -32,10 +33,10 @@ pub fn list(s: &Summary) -> Markup {
                 tbody {
                     @for a in &s.local_authorities {
                         tr {
-                            th scope="row" { a href=(format!("/local-authorities/{}", a.id)) { (a.name) } }
+                            th scope="row" { a href=(ctx.link(&format!("/local-authorities/{}", a.id))) { (a.name) } }
                             td {
                                 @if let Some(r) = a.parent.and_then(|r| s.region(r)) {
-                                    a href=(format!("/regions/{}", r.id)) { (r.name) }
+                                    a href=(ctx.link(&format!("/regions/{}", r.id))) { (r.name) }
                                 }
                             }
                         }
@@ -44,7 +45,7 @@ pub fn list(s: &Summary) -> Markup {
             }
         }
     };
-    page_in(Section::Regions, "Local authorities", body)
+    page_in(ctx.frame, Section::Regions, "Local authorities", body)
 }
 
 pub fn one(ctx: &Context, la: &Area, traffic: Traffic, points: &Points) -> Markup {
@@ -52,7 +53,7 @@ pub fn one(ctx: &Context, la: &Area, traffic: Traffic, points: &Points) -> Marku
     let (id, total) = (la.id, points.total);
     let latest = traffic.miles.last_of("all_motor_vehicles");
     let body = html! {
-        (breadcrumbs(&area_trail(region, None)))
+        (breadcrumbs(&area_trail(ctx, region, None)))
         h1 { (la.name) }
         @if let Some((y, total)) = latest {
             p.key-figure { (format::miles(total)) " vehicle miles were travelled on roads in " (la.name) " in " (y) "." }
@@ -62,11 +63,11 @@ pub fn one(ctx: &Context, la: &Area, traffic: Traffic, points: &Points) -> Marku
             h2 #points { "Count points" }
             p { (format::whole(total as f64)) " count points in " (la.name) "." }
             (map(ctx, Focus::LocalAuthority(id), &format!("Map of the {total} count points in {}", la.name)))
-            (count_points(points))
-            (pager(&format!("/local-authorities/{id}"), points.page, points.last))
+            (count_points(ctx, points))
+            (pager(&ctx.link(&format!("/local-authorities/{id}")), points.page, points.last))
         }
     };
-    page_in(Section::Regions, &la.name, body)
+    page_in(ctx.frame, Section::Regions, &la.name, body)
 }
 
 /// The traffic chart and table, with the road length a column of the table.
@@ -88,7 +89,7 @@ fn traffic_figures(name: &str, traffic: Traffic) -> Markup {
     )
 }
 
-fn count_points(points: &Points) -> Markup {
+fn count_points(ctx: &Context, points: &Points) -> Markup {
     let first = (points.page - 1) * PER_PAGE + 1;
     html! {
         div.table-scroll tabindex="0" role="region" aria-label="Count points (table)" {
@@ -106,7 +107,7 @@ fn count_points(points: &Points) -> Markup {
                 tbody {
                     @for p in &points.rows {
                         tr {
-                            th scope="row" { a href=(format!("/manualcountpoints/{}", p.id)) { (p.id) } }
+                            th scope="row" { a href=(ctx.link(&format!("/manualcountpoints/{}", p.id))) { (p.id) } }
                             td { (p.road.as_deref().unwrap_or("")) }
                             td { (format::category_or_type(p.category.as_deref(), p.road_type.as_deref())) }
                             td.num { (p.aadf_year.map(|y| y.to_string()).unwrap_or_default()) }

@@ -13,7 +13,7 @@ use crate::site::View;
 
 pub fn list(view: &View) -> Result<Markup, ApiError> {
     let latest = query::latest_totals(view)?;
-    Ok(template::list(view.summary, &latest))
+    Ok(template::list(&context(view), &latest))
 }
 
 pub fn one(view: &View, id: i64) -> Result<Markup, ApiError> {

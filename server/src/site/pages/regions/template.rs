@@ -9,11 +9,12 @@ use crate::site::pages::query::Columns;
 use crate::site::pages::template::{
     area_trail, breadcrumbs, chart_and_table, map, vehicle, Context, Figures, Focus,
 };
-use crate::site::summary::{Area, Summary};
+use crate::site::summary::Area;
 
 use super::query::{LatestTotals, Region};
 
-pub fn list(s: &Summary, latest: &LatestTotals) -> Markup {
+pub fn list(ctx: &Context, latest: &LatestTotals) -> Markup {
+    let s = ctx.summary;
     let body = html! {
         h1 { "Regions" }
         p.lead { "Each region's traffic over the years, by vehicle type and road category, and its local authorities." }
@@ -31,7 +32,7 @@ pub fn list(s: &Summary, latest: &LatestTotals) -> Markup {
                 tbody {
                     @for r in &s.regions {
                         tr {
-                            th scope="row" { a href=(format!("/regions/{}", r.id)) { (r.name) } }
+                            th scope="row" { a href=(ctx.link(&format!("/regions/{}", r.id))) { (r.name) } }
                             td.num { (s.local_authorities.iter().filter(|a| a.parent == Some(r.id)).count()) }
                             td.num { (latest.by_region.get(&r.id).map(|v| format::miles(*v)).unwrap_or_default()) }
                         }
@@ -39,9 +40,9 @@ pub fn list(s: &Summary, latest: &LatestTotals) -> Markup {
                 }
             }
         }
-        p { a href="/local-authorities" { "Every local authority, A to Z" } }
+        p { a href=(ctx.link("/local-authorities")) { "Every local authority, A to Z" } }
     };
-    page_in(Section::Regions, "Regions", body)
+    page_in(ctx.frame, Section::Regions, "Regions", body)
 }
 
 pub fn one(ctx: &Context, region: &Area, figures: Region) -> Markup {
@@ -55,7 +56,7 @@ pub fn one(ctx: &Context, region: &Area, figures: Region) -> Markup {
         .filter(|a| a.parent == Some(id))
         .collect();
     let body = html! {
-        (breadcrumbs(&area_trail(None, None)))
+        (breadcrumbs(&area_trail(ctx, None, None)))
         h1 { (name) }
         @if let Some((y, total)) = latest {
             p.key-figure { (format::miles(total)) " vehicle miles were travelled on roads in " (name) " in " (y) "." }
@@ -66,7 +67,7 @@ pub fn one(ctx: &Context, region: &Area, figures: Region) -> Markup {
             h2 #authorities { "Local authorities" }
             @if authorities.is_empty() { p { "None in the loaded data." } }
             ul.columns {
-                @for a in &authorities { li { a href=(format!("/local-authorities/{}", a.id)) { (a.name) } } }
+                @for a in &authorities { li { a href=(ctx.link(&format!("/local-authorities/{}", a.id))) { (a.name) } } }
             }
         }
         section aria-labelledby="points" {
@@ -75,7 +76,7 @@ pub fn one(ctx: &Context, region: &Area, figures: Region) -> Markup {
             (map(ctx, Focus::Region(id), &format!("Map of the {points} count points in {name}")))
         }
     };
-    page_in(Section::Regions, name, body)
+    page_in(ctx.frame, Section::Regions, name, body)
 }
 
 /// The region's traffic by vehicle type (chart and table).
