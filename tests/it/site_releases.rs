@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
+use roadtraffic_releases::folder;
 
 use crate::browser::{chromium, eval, screenshot, wait_for, watched_tab, Watched};
 use crate::site::{assert_no_errors_and_no_other_host, open, wait_for_maps, DESKTOP};
@@ -67,64 +67,6 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// The release id the server knows a file by: SHA-256 of its metadata's lines.
-fn release_id(db: &Path) -> String {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    let mut stmt = conn
-        .prepare("SELECT key, value FROM metadata ORDER BY key")
-        .unwrap();
-    let mut rows = stmt.query([]).unwrap();
-    let mut id = Sha256::new();
-    while let Some(row) = rows.next().unwrap() {
-        let (key, value): (String, String) = (row.get(0).unwrap(), row.get(1).unwrap());
-        id.update(format!("{key}\t{value}\n"));
-    }
-    format!("{:x}", id.finalize())
-}
-
-/// The manifest beside `db` listing `names` (oldest first; the last is `db` itself).
-fn write_manifest(db: &Path, names: &[&str]) {
-    let folder = releases_folder(db);
-    let releases: Vec<serde_json::Value> = (names.iter().enumerate())
-        .map(|(i, name)| {
-            let last = i + 1 == names.len();
-            let file = (!last).then(|| kept_file(db, name));
-            let path = file.as_ref().map_or(db.to_path_buf(), |f| folder.join(f));
-            serde_json::json!({
-                "name": name,
-                "id": release_id(&path),
-                "loaded_at": "2026-01-01T00:00:00Z",
-                "file": file,
-                "row_counts": {},
-                "sources": [],
-            })
-        })
-        .collect();
-    let json = serde_json::json!({ "releases": releases }).to_string();
-    // Written whole under another name, then renamed over the old one, as the loader does.
-    let partial = folder.join(".releases.json.partial");
-    std::fs::write(&partial, json).unwrap();
-    std::fs::rename(&partial, folder.join("releases.json")).unwrap();
-}
-
-fn releases_folder(db: &Path) -> PathBuf {
-    db.with_file_name(format!(
-        "{}.releases",
-        db.file_name().unwrap().to_string_lossy()
-    ))
-}
-
-/// The file of an older release in the releases folder.
-fn kept_file(db: &Path, name: &str) -> String {
-    let folder = releases_folder(db);
-    let prefix = format!("{name}.");
-    std::fs::read_dir(&folder)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .find(|f| f.starts_with(&prefix) && f.ends_with(".sqlite"))
-        .unwrap_or_else(|| panic!("no file of release {name} in {}", folder.display()))
-}
-
 /// 2023: the sample. 2024: its 2020 AADF of count point 501 revised (all motor vehicles
 /// 41,967 to 42,067). 2025: 2024's files with the 2019 AADF of 501 revised (cars and taxis
 /// 38,049 to 48,049, all motor vehicles 52,290 to 62,290), a year added (2025), the last count
@@ -171,18 +113,12 @@ fn kept_releases() -> &'static Kept {
                 lines.retain(|l| !l.starts_with(&format!("{retired},")));
             });
         }
-        // Each older release loaded on its own, then kept beside the latest.
+        // The three loaded in turn, each kept by the loader.
         let db = root.join("served").join("traffic.db");
-        std::fs::create_dir_all(releases_folder(&db)).unwrap();
-        for (name, source) in RELEASES.iter().zip(&sources).take(2) {
-            let alone = root.join(format!("{name}.db"));
-            load_ok(&alone, &["--quiet", "--release", name], &[source]);
-            let id = release_id(&alone);
-            let kept = releases_folder(&db).join(format!("{name}.{}.sqlite", &id[..16]));
-            std::fs::copy(&alone, kept).unwrap();
+        std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+        for (name, source) in RELEASES.iter().zip(&sources) {
+            load_ok(&db, &["--quiet", "--release", name], &[source]);
         }
-        load_ok(&db, &["--quiet", "--release", "2025"], &[&sources[2]]);
-        write_manifest(&db, &RELEASES);
         Kept { db, retired }
     })
 }
@@ -506,7 +442,7 @@ fn a_kept_page_follows_the_list_of_kept_releases() {
     let dir = scratch_dir().join("served");
     copy_dir(kept.db.parent().unwrap(), &dir);
     let db = dir.join("traffic.db");
-    copy_dir(&releases_folder(&kept.db), &releases_folder(&db));
+    copy_dir(&folder(&kept.db), &folder(&db));
     let server = serve(&db, &[]);
     let names = |path: &str| -> Vec<String> {
         let reply = page(&server, path);
@@ -528,7 +464,7 @@ fn a_kept_page_follows_the_list_of_kept_releases() {
     assert!(legend(&before).unwrap().contains("(from release 2023)"));
     // 2023 dropped: release 2024 stays open, its pages now list two releases and compare
     // with none.
-    write_manifest(&db, &RELEASES[1..]);
+    load_ok(&db, &["--quiet", "--drop-release", "2023"], &[]);
     for path in paths {
         assert_eq!(names(path), ["2025 (latest)", "2024"], "{path}");
     }

@@ -57,7 +57,15 @@ pub fn begin(opts: &LoadOptions, target: &Target) -> Result<Option<Keeping>, Loa
             false => Ok(None),
         };
     };
-    roadtraffic_releases::check_name(&name).map_err(ReleaseError::BadName)?;
+    if let Err(why) = roadtraffic_releases::check_name(&name) {
+        // `--release` was a free label before releases were kept: a load that names none in
+        // a path-safe way, where nothing is kept, replaces `--db` as it always did.
+        if !state.listed {
+            log::warn!("not kept as a release: {why}");
+            return Ok(None);
+        }
+        return Err(ReleaseError::BadName(why).into());
+    }
     let taken = state.manifest.find(&name).is_some();
     if taken && !opts.replace_release {
         let db = opts.db.clone();
