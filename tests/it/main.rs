@@ -23,6 +23,7 @@ mod ops;
 mod program;
 mod reliability;
 mod rendered;
+mod revisions;
 mod site;
 mod site_places;
 mod snapshots;
