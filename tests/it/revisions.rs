@@ -416,6 +416,23 @@ fn bad_parameters_are_the_listings_400s() {
         assert_eq!((reply.status, listing.status), (400, 400), "{query}");
         assert_eq!(reply.body, listing.body, "{query}");
     }
+    // The listing takes the last of repeated page parameters and ignores an empty one, as PHP
+    // does; revisions, whose description says an integer, refuse both.
+    for query in [
+        "page%5Bsize%5D=2&page%5Bsize%5D=",
+        "page[size]=",
+        "page%5Bnumber%5D=1&page[number]=2",
+    ] {
+        let reply = get(
+            server(),
+            &format!(
+                "/api/count-points/revisions?{}",
+                query.replace('[', "%5B").replace(']', "%5D")
+            ),
+        );
+        assert_eq!(reply.status, 400, "{query}");
+        assert!(reply.text().contains("must be given once"), "{query}");
+    }
     for path in [
         "/api/regions/revisions",
         "/api/count-points.csv/revisions",
@@ -549,4 +566,69 @@ fn any_two_kept_releases_are_compared_as_the_loader_compares_them() {
             reply.text()
         );
     }
+}
+
+#[test]
+fn the_description_covers_releases_revisions_and_changes_since() {
+    let doc = get(server(), "/api/openapi.json").json();
+    let paths = doc["paths"].as_object().unwrap();
+    for d in roadtraffic_catalog::DATASETS {
+        for path in d.paths {
+            let revisions = format!("/api{path}/revisions");
+            assert_eq!(paths.contains_key(&revisions), d.paginated, "{revisions}");
+        }
+    }
+    assert!(paths.contains_key("/releases"));
+    let since = &paths["/api/releases/latest/changes"]["get"]["parameters"][0];
+    assert_eq!(since["name"], "since");
+    assert_eq!(since["schema"]["enum"], json!(["", "2023", "2024"]));
+    let named = &doc["servers"][1];
+    assert_eq!(named["url"], server().url("/releases/{release}"));
+    assert_eq!(named["variables"]["release"]["default"], "latest");
+    // Valid OpenAPI, and true to what the server does with three releases kept.
+    if let Some(validator) = tool("openapi-spec-validator") {
+        let path = scratch_dir().join("openapi.json");
+        std::fs::write(&path, get(server(), "/api/openapi.json").body).unwrap();
+        let out = std::process::Command::new(validator)
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let box_order = r#"
+[[operations]]
+include-path-regex = "/api/(average-annual-daily-flow|average-annual-daily-flow-by-direction|count-points|raw-counts)"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
+"#;
+    fuzz_description(&server().url("/api/openapi.json"), "25", box_order, &[]);
+}
+
+#[test]
+fn the_docs_page_shows_revisions_that_return_rows() {
+    for server in [server(), sample_server()] {
+        let html = get(server, "/docs").text();
+        assert!(html.contains("/releases/{new}/changes?since={old}"));
+        let examples: Vec<String> = html
+            .split("in every kept release (returns rows of this file): <a href=\"")
+            .skip(1)
+            .map(|s| s[..s.find('"').unwrap()].replace("&amp;", "&"))
+            .collect();
+        let revised = roadtraffic_catalog::DATASETS.iter().filter(|d| d.paginated);
+        assert_eq!(examples.len(), revised.count());
+        for example in examples {
+            let keys = revisions_of(server, &example);
+            assert_eq!(keys.as_array().unwrap().len(), 1, "{example}: {keys}");
+            assert!(keys[0]["releases"][0]["record"].is_object(), "{example}");
+        }
+    }
+}
+
+fn revisions_of(server: &TestServer, target: &str) -> Value {
+    let reply = get(server, target);
+    assert_eq!(reply.status, 200, "{target}: {}", reply.text());
+    reply.json()
 }

@@ -33,4 +33,4 @@ pub use paging::{Pager, RowQuery, Window};
 pub use params::{filter_condition, Condition, ListRequest, Range, DEFAULT_PAGE_SIZE};
 pub use plan::Plan;
 pub use records::{Distance, JsonRecord};
-pub use revisions::{Kept, RevisionsRequest};
+pub use revisions::{Kept, RevisionsRequest, DEFAULT_KEYS, REVISIONS};

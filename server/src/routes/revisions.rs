@@ -30,7 +30,8 @@ pub async fn answer(
 ) -> Result<HttpResponse, ApiError> {
     let config = &state.config;
     let params = query::parse(req.query_string());
-    let request = RevisionsRequest::parse(dataset, &params, config.max_page_size)?;
+    let raw = req.query_string();
+    let request = RevisionsRequest::parse(dataset, &params, raw, config.max_page_size)?;
     let listing = state.named.listing()?;
     let base = public_base(req, config.public_url.as_deref());
     let url = format!("{base}{}", req.path().trim_end_matches('/'));

@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use crate::api::{Endpoint, Envelope, Format};
+use crate::api::{Endpoint, Envelope, Format, REVISIONS};
 use crate::configuration::Config;
 use crate::ogc::{self, Resource};
 use crate::ops::metrics::Label;
@@ -29,7 +29,7 @@ pub enum Route {
     /// A listing, in its format, in the envelope of the base path it was asked under.
     Listing(Endpoint, Envelope),
     /// `<endpoint>/revisions`: each matching record's natural key, with its record in every
-    /// kept release (a JSON listing whose dataset has a natural key: [`has_revisions`]).
+    /// kept release (a JSON listing whose dataset has a natural key: `Endpoint::has_revisions`).
     Revisions(Endpoint),
     /// The API's base path itself: a person finds the docs.
     ApiHome,
@@ -98,16 +98,6 @@ const PREFIXES: &[(&str, RestOfPath)] = &[
 
 /// How the rest of a path after a prefix makes its route.
 type RestOfPath = fn(&str) -> Route;
-
-/// What follows a listing's path for the revisions of its records.
-pub const REVISIONS: &str = "/revisions";
-
-/// Whether an endpoint has revisions: a paginated JSON listing whose records have a natural
-/// key of their own (the area lists are keyed by their id alone, which is the loader's).
-pub fn has_revisions(e: &Endpoint) -> bool {
-    let d = e.dataset;
-    e.format == Format::Json && d.paginated && !d.natural_key.is_empty() && d.natural_key != ["id"]
-}
 
 /// The path under the API's base path of what changed with the release being served.
 pub const CHANGES_PATH: &str = "/releases/latest/changes";
@@ -230,7 +220,7 @@ impl RouteTable {
     fn revisions(&self, rest: &str) -> Option<Route> {
         let rest = rest.strip_suffix('/').unwrap_or(rest);
         let listing = rest.strip_suffix(REVISIONS)?;
-        let e = self.by_path.get(listing).filter(|e| has_revisions(e))?;
+        let e = self.by_path.get(listing).filter(|e| e.has_revisions())?;
         Some(Route::Revisions(*e))
     }
 

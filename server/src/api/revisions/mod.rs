@@ -21,9 +21,15 @@ use roadtraffic_catalog::{Column, Dataset};
 
 use super::envelope::PageNumber;
 use super::params::{self, Condition};
-use super::query::{self, Params};
+use super::query::{self, Param, Params};
 use crate::error::ApiError;
 use crate::release::Release;
+
+/// What follows a listing's path for the revisions of its records.
+pub const REVISIONS: &str = "/revisions";
+
+/// Keys a page holds when `page[size]` is not given: each with a record per kept release.
+pub const DEFAULT_KEYS: i64 = 100;
 
 /// A revisions request, checked: the listing's filters and fields, and a page of keys.
 #[derive(Debug)]
@@ -48,18 +54,36 @@ pub struct Revisions {
 }
 
 impl RevisionsRequest {
-    /// The listing's filters, fields and page parameters, with the listing's 400s; `sort` is
-    /// not taken (keys come in key order), like any parameter the listing does not know.
+    /// The listing's filters, fields and page parameters (`params`, parsed from `raw`), with
+    /// the listing's 400s, but a page of [`DEFAULT_KEYS`] by default, and a `page[size]` or
+    /// `page[number]` given empty or more than once refused (the listing takes the last, as
+    /// PHP does; this endpoint has no PHP client to follow). `sort` is not taken (keys come
+    /// in key order), like any parameter the listing does not know.
     pub fn parse(
         d: &'static Dataset,
         params: &Params,
+        raw: &str,
         max_page_size: i64,
     ) -> Result<Self, ApiError> {
+        for name in ["page[size]", "page[number]"] {
+            let values: Vec<String> = (raw.split('&'))
+                .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
+                .filter(|(k, _)| query::url_decode(k) == name)
+                .map(|(_, v)| query::url_decode(v))
+                .collect();
+            if values.len() > 1 || values.iter().any(|v| v.trim().is_empty()) {
+                return Err(ApiError::BadRequest(format!(
+                    "{name} must be given once, as a positive integer."
+                )));
+            }
+        }
+        let (number, size) = params::page(params, max_page_size)?;
+        let sized = matches!(query::get(params, "page"), Some(Param::Map(page)) if page.iter().any(|(k, _)| k == "size"));
         Ok(RevisionsRequest {
             dataset: d,
             conditions: params::conditions(d, params)?,
             fields: params::fields(d, params)?,
-            page: params::page(params, max_page_size)?,
+            page: (number, if sized { size } else { DEFAULT_KEYS }),
         })
     }
 
