@@ -17,7 +17,8 @@
 //! - `state`: what every room shares (the release being served, the configuration, the
 //!   permits for heavy requests, the response cache);
 //! - the ground: `release` (the loaded file, its connections, its time limit, and what the
-//!   rooms keep per release), `cache` (the response cache and content encodings), `html` (the
+//!   rooms keep per release), `comparisons` (the change report between two kept releases,
+//!   made once per pair), `cache` (the response cache and content encodings), `html` (the
 //!   one layout of every HTML page) over `assets` (the embedded files), `stream` (bodies
 //!   written on the blocking pool), `ranged` (a file of known length, with byte ranges),
 //!   `ratelimit`, `configuration`, `error` (the one error type and the one place it becomes a
@@ -29,6 +30,7 @@
 mod api;
 mod assets;
 mod cache;
+mod comparisons;
 mod configuration;
 mod description;
 mod downloads;

@@ -24,6 +24,7 @@ mod program;
 mod releases;
 mod reliability;
 mod rendered;
+mod revisions;
 mod site;
 mod site_places;
 mod site_releases;

@@ -83,6 +83,14 @@ impl Endpoint {
         format!("{}{}", self.dataset.paths[self.alias], self.format.suffix())
     }
 
+    /// Whether the endpoint has revisions (`<endpoint>/revisions`): a paginated JSON listing
+    /// whose records have a natural key of their own (the area lists are keyed by their id
+    /// alone, which the loader assigns).
+    pub fn has_revisions(&self) -> bool {
+        let d = self.dataset;
+        self.format == Format::Json && d.paginated && !matches!(d.natural_key, [] | ["id"])
+    }
+
     /// The path of the same listing at the dataset's own path: the metric label's.
     pub fn own_path(&self) -> String {
         format!("{}{}", self.dataset.paths[0], self.format.suffix())

@@ -9,6 +9,8 @@
 //! - `records`: the rows as JSON records;
 //! - `envelope`: the Laravel envelope around them, or the 2019-2020 one (`legacy`);
 //! - `format`: the formats a listing is served in (JSON, CSV, NDJSON).
+//!
+//! Beside them, `revisions`: a listing's records by natural key in every kept release.
 
 pub mod envelope;
 pub mod features;
@@ -21,6 +23,7 @@ mod params;
 mod plan;
 pub mod query;
 mod records;
+mod revisions;
 
 pub use envelope::Envelope;
 pub use filter_sets::FilterSets;
@@ -30,3 +33,4 @@ pub use paging::{Pager, RowQuery, Window};
 pub use params::{filter_condition, Condition, ListRequest, Range, DEFAULT_PAGE_SIZE};
 pub use plan::Plan;
 pub use records::{Distance, JsonRecord};
+pub use revisions::{Kept, RevisionsRequest, DEFAULT_KEYS, REVISIONS};

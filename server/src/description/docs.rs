@@ -32,7 +32,16 @@ pub fn page(
             .filter(|e| std::ptr::eq(e.dataset, d))
             .copied()
             .collect();
-        sections.push(endpoint(d, &of_d, config, &example, near.as_deref()));
+        let revised = match of_d.iter().any(|e| e.has_revisions()) {
+            true => super::releases_docs::revisions_example(&conn, d, config)?,
+            false => None,
+        };
+        let examples = Examples {
+            rows: &example,
+            near: near.as_deref(),
+            revised,
+        };
+        sections.push(endpoint(d, &of_d, config, examples));
     }
     let base = config.base_path();
     let body = html! {
@@ -50,6 +59,7 @@ pub fn page(
             li { "Where: " code { "filter[bbox]=minLon,minLat,maxLon,maxLat" } " and " code { "filter[near]=lon,lat,radius_m" } " on the listings with places (nearest first, each record with " code { "distance_m" } "); for GIS clients, the same data as an OGC API - Features service at " a href="/ogcapi" { code { "/ogcapi" } } "." }
             li { "Errors are JSON " code { "{\"message\": \"...\"}" } ": 400 bad parameter, 404 no such path, 405 wrong method, 429 rate limited, 503 busy or over the query time limit, 500 anything else." }
         }
+        (super::releases_docs::section(config))
         h2 { "Where this mirror differs from the public service" }
         ul { @for d in DEVIATIONS { li { (inline_code(d)) } } }
         @for s in &sections { (s) }
@@ -161,13 +171,18 @@ fn field_meaning(d: &Dataset, c: &Column) -> String {
     format!("{}{unit}", meaning(c.name).unwrap_or(""))
 }
 
-fn endpoint(
-    d: &Dataset,
-    endpoints: &[Endpoint],
-    config: &Config,
-    example: &str,
-    near: Option<&str>,
-) -> Markup {
+/// A dataset section's examples, each returning rows of the release.
+struct Examples<'a> {
+    /// A query of its first two filters.
+    rows: &'a str,
+    /// `filter[near]`, on a dataset with places.
+    near: Option<&'a str>,
+    /// The revisions of a record, on a dataset that has them.
+    revised: Option<Markup>,
+}
+
+fn endpoint(d: &Dataset, endpoints: &[Endpoint], config: &Config, examples: Examples) -> Markup {
+    let (example, near) = (examples.rows, examples.near);
     let aliases = endpoints
         .iter()
         .filter(|e| e.alias > 0 && e.format == Format::Json);
@@ -190,6 +205,7 @@ fn endpoint(
             p { @if d.paginated { "A page of records in the envelope." } @else { "Every record, as a JSON array." }
                 " Whole: " @for e in whole { a href={ (path) (e.format.suffix()) } { code { (e.format.suffix()) } } " " } }
             p { "Example (returns rows of this file): " a href=(example_url) { code { (example_url) } } }
+            @if let Some(revised) = examples.revised { (revised) }
             h3 { "Filters" }
             p { @for (i, f) in d.filters.iter().enumerate() { @if i > 0 { ", " } code { (f) } } ". Sorts: the same" @if d.count_method.is_some() { " but " code { "count_method" } } "." }
             @if let Some(near) = near {

@@ -1,5 +1,5 @@
-//! The API's description: the OpenAPI 3.1 document (`openapi.rs`, `schemas.rs`) and the docs page a
-//! person reads (`docs.rs`), both written from the route table's endpoints, with where the mirror
+//! The API's description: the OpenAPI 3.1 document (`openapi.rs`, `schemas.rs`, and
+//! `releases.rs` for the kept releases) and the docs page a person reads (`docs.rs`), both written from the route table's endpoints, with where the mirror
 //! differs from the public service (`deviations.rs`) and, on the page, how GIS clients read the
 //! same data as OGC API - Features (`ogc.rs`). The document is built once per server (it
 //! depends on the configuration alone); the docs page once per loaded file (its examples come from
@@ -9,6 +9,8 @@ mod deviations;
 mod docs;
 mod ogc;
 mod openapi;
+mod releases;
+mod releases_docs;
 mod schemas;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -43,12 +45,22 @@ impl Description {
         }
     }
 
-    /// The OpenAPI document, its server at `base_url`.
-    pub fn openapi_json(&self, base_url: &str) -> Vec<u8> {
-        let servers = serde_json::json!([{"url": base_url, "description": "this mirror"}]);
+    /// The OpenAPI document, its servers at `base_url` (the latest, then any kept release by
+    /// name), `since` taking the names of the releases kept before the latest (`older`) or
+    /// none (an empty value: the default).
+    pub fn openapi_json(&self, base_url: &str, older: &[&str]) -> Vec<u8> {
+        let servers = serde_json::json!([
+            {"url": base_url, "description": "this mirror: the latest release"},
+            releases::release_server(base_url),
+        ]);
+        let mut names = vec![""];
+        names.extend(older);
+        let names = serde_json::json!(names).to_string();
+        let marker = serde_json::json!(releases::SINCE_NAMES).to_string();
         format!(
             "{}\"servers\":{servers}{}",
-            self.before_servers, self.after_servers
+            self.before_servers.replace(&marker, &names),
+            self.after_servers.replace(&marker, &names)
         )
         .into_bytes()
     }

@@ -8,14 +8,15 @@ use serde_json::{json, Map, Value};
 use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD, DATASETS};
 
-use super::schemas;
-use crate::api::{Endpoint, Format, DEFAULT_PAGE_SIZE};
+use super::{releases, schemas};
+use crate::api::{Endpoint, Format, DEFAULT_PAGE_SIZE, REVISIONS};
 use crate::configuration::Config;
 use crate::spatial::area::MAX_RADIUS_M;
 use crate::spatial::grid::AREA_OF_USE;
 
 /// The whole description, but its `servers` (see [`super::Description`]), of the API's
-/// paths under the base path: the listing endpoints, then the change report's path.
+/// paths under the base path: the listing endpoints and their revisions, then the change
+/// report's path; and `/releases`.
 pub fn document(config: &Config, endpoints: &[Endpoint], changes_path: &str) -> Value {
     let base = config.base_path();
     let mut paths = Map::new();
@@ -23,9 +24,20 @@ pub fn document(config: &Config, endpoints: &[Endpoint], changes_path: &str) -> 
         let get = operation(e.dataset, e.alias, e.format, config);
         paths.insert(format!("{base}{}", e.path()), json!({ "get": get }));
     }
+    for e in endpoints.iter().filter(|e| e.has_revisions()) {
+        let get = releases::revisions_operation(e, config);
+        paths.insert(
+            format!("{base}{}{REVISIONS}", e.path()),
+            json!({ "get": get }),
+        );
+    }
     paths.insert(
         format!("{base}{changes_path}"),
         json!({"get": changes_operation()}),
+    );
+    paths.insert(
+        "/releases".to_string(),
+        json!({"get": releases::releases_operation()}),
     );
     let mut schemas_map = schemas::common();
     for d in DATASETS {
@@ -47,7 +59,7 @@ fn info() -> Value {
         "title": "Road traffic statistics of Great Britain (offline mirror)",
         "version": env!("CARGO_PKG_VERSION"),
         "summary": "The Department for Transport's road traffic API, answered from a local copy of a release.",
-        "description": "The same paths, records, filters and Laravel pagination envelope as https://roadtraffic.dft.gov.uk/api, from one SQLite file. Every response is JSON written as PHP writes it (`\\/` escaped, non-ASCII as `\\uXXXX`); every error is `{\"message\": \"...\"}`. Data: Department for Transport, road traffic statistics, Open Government Licence v3.0.",
+        "description": "The same paths, records, filters and Laravel pagination envelope as https://roadtraffic.dft.gov.uk/api, from one SQLite file. Every release the mirror keeps is also served by name, under the second server (`/releases/{release}`): its answers never change. Every response is JSON written as PHP writes it (`\\/` escaped, non-ASCII as `\\uXXXX`); every error is `{\"message\": \"...\"}`. Data: Department for Transport, road traffic statistics, Open Government Licence v3.0.",
         "license": {"name": "Data: Open Government Licence v3.0", "url": "https://www.nationalarchives.gov.uk/doc/open-government-licence/version/3/"},
     })
 }
@@ -70,7 +82,7 @@ fn operation(d: &'static Dataset, alias: usize, format: Format, config: &Config)
     parameters.push(sort(d));
     parameters.push(fields(d));
     if d.paginated && format == Format::Json {
-        parameters.extend(page(config));
+        parameters.extend(page(config, DEFAULT_PAGE_SIZE, "Records per page"));
     }
     json!({
         "operationId": id,
@@ -151,7 +163,7 @@ fn filter_items(c: &Column) -> Value {
     }
 }
 
-fn filters(d: &Dataset) -> Vec<Value> {
+pub(super) fn filters(d: &Dataset) -> Vec<Value> {
     d.filters
         .iter()
         .filter_map(|&name| {
@@ -177,7 +189,7 @@ fn filters(d: &Dataset) -> Vec<Value> {
 
 /// `filter[bbox]` and `filter[near]`, on a dataset with places (a mirror's own: the public
 /// service has no spatial filter).
-fn spatial_filters() -> [Value; 2] {
+pub(super) fn spatial_filters() -> [Value; 2] {
     let bbox = "Records whose own longitude and latitude are inside this WGS 84 box (edges included): `minLon,minLat,maxLon,maxLat`, as OGC's `bbox`. The box must overlap the British National Grid's area (-9.01,49.75,2.01,61.01). Combines with every other filter, `sort`, `fields` and the page. A mirror's own filter: the public service has none.";
     let near = format!("Records within `radius_m` metres of a point: `lon,lat,radius_m` (WGS 84; the point inside the British National Grid's area; the radius above 0 and at most {}). The distance is measured on the British National Grid from the record's own easting and northing (the point converted with the OSGB36 Helmert transformation, EPSG:1314): nearest first unless `sort` is given, each record gaining `distance_m` (metres, to the decimetre) as its last field (in CSV, its last column). A mirror's own filter: the public service has none.", MAX_RADIUS_M);
     // Each number's range, by position: exactly what the server accepts but the order of the
@@ -206,19 +218,20 @@ fn sort(d: &Dataset) -> Value {
     list_parameter("sort", text, self::names(names))
 }
 
-fn fields(d: &Dataset) -> Value {
+pub(super) fn fields(d: &Dataset) -> Value {
     let fields = d.stored_columns().map(|c| c.name.to_string()).collect();
     let text =
         "Only these fields of each record, in record order; none (or empty) means all.".to_string();
     list_parameter("fields", text, names(fields))
 }
 
-fn page(config: &Config) -> [Value; 2] {
+/// `page[size]` (`what` per page, `default` of them) and `page[number]`.
+pub(super) fn page(config: &Config, default: i64, what: &str) -> [Value; 2] {
     [
         json!({
             "name": "page[size]", "in": "query", "required": false,
-            "description": format!("Records per page (default {DEFAULT_PAGE_SIZE}). Also accepted URL-encoded, `page%5Bsize%5D`."),
-            "schema": {"type": "integer", "minimum": 1, "maximum": config.max_page_size, "default": DEFAULT_PAGE_SIZE},
+            "description": format!("{what} (default {default}). Also accepted URL-encoded, `page%5Bsize%5D`."),
+            "schema": {"type": "integer", "minimum": 1, "maximum": config.max_page_size, "default": default},
         }),
         json!({
             "name": "page[number]", "in": "query", "required": false,
@@ -228,22 +241,26 @@ fn page(config: &Config) -> [Value; 2] {
     ]
 }
 
-/// What changed with the loaded release: the mirror's own endpoint.
+/// What changed with the latest release, since the one before or `since` another kept one:
+/// the mirror's own endpoint.
 fn changes_operation() -> Value {
     json!({
         "operationId": "releaseChanges",
-        "summary": "What changed with the loaded release",
-        "description": "The change report the loader kept when this file replaced another: per table, rows added, removed and changed (by column and year); count points new and retired; the years before and after; the 20 largest revisions of `all_motor_vehicles`. A mirror's own endpoint (the public service has none). The same listings in the 2019-2020 envelope (`data`, `links`, `meta`), for clients of that era, are served under `--legacy-base-path` (default `/legacy/api`) and are not described here.",
+        "summary": "What changed with the latest release, since the one before or another",
+        "description": "What changed between two releases: per table, rows added, removed and changed (by column and year); count points new and retired; the years before and after; the 20 largest revisions of `all_motor_vehicles`. Since the release kept just before the latest, or `since` another kept before it, compared on first request (seconds on full-size data) and kept. Every pair of kept releases at `/releases/{new}/changes?since={old}` (the second server's `/api/releases/latest/changes` is the same), whose answer never changes. A release with none kept before it: the report its load kept of the file it replaced. A mirror's own endpoint (the public service has none). The same listings in the 2019-2020 envelope (`data`, `links`, `meta`), for clients of that era, are served under `--legacy-base-path` (default `/legacy/api`) and are not described here.",
+        "parameters": [releases::since_parameter()],
         "responses": {
             "200": {"description": "The change report.", "content": {"application/json": {"schema": {"type": "object"}}}},
-            "404": message("The load that built the served file replaced no earlier file."),
+            "304": {"description": "Not modified: `If-None-Match` matched the ETag."},
+            "400": message("`since` names no release kept before this one; the message names those that are."),
+            "404": message("No release is kept before this one, and the load that built it replaced no earlier file."),
             "500": message("An unexpected error (logged)."),
             "503": message("Busy: try again shortly (see `retry-after`)."),
         },
     })
 }
 
-fn message(description: &str) -> Value {
+pub(super) fn message(description: &str) -> Value {
     json!({
         "description": description,
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Message"}}},

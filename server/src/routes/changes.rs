@@ -1,21 +1,104 @@
-//! `<base-path>/releases/latest/changes` (`table::CHANGES_PATH`): what changed with the release
-//! being served, since the file its load replaced (rows added, removed and changed per table and
-//! year, count points new and retired, the largest revisions), as JSON: the report the loader
-//! printed and kept in the file (`roadtraffic_catalog::changes::ChangeReport`). A mirror's own
-//! path: the public service has no such endpoint.
+//! What changed between two releases, as JSON (`roadtraffic_catalog::changes::ChangeReport`:
+//! rows added, removed and changed per table and year, count points new and retired, the
+//! largest revisions), at `/releases/{new}/changes?since={old}` and, for the latest,
+//! `<base-path>/releases/latest/changes` (`table::CHANGES_PATH`). `since` names a release kept
+//! before `{new}`; without it, the one just before. Two kept releases are compared afresh
+//! (`crate::comparisons`, once per pair). The oldest kept release (or a file kept under no name)
+//! has no release before it: its answer is the report its load kept of the file it replaced,
+//! if it replaced one. A mirror's own path: the public service has no such endpoint.
+
+use std::sync::Arc;
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 
+use roadtraffic_releases::KeptRelease;
+
+use super::api::matches_etag;
+use super::Pin;
+use crate::api::query::{self, Param};
 use crate::cache::Encoding;
 use crate::error::ApiError;
+use crate::release::Release;
 use crate::state::AppState;
 use crate::stream;
 
-pub async fn latest(
+pub async fn answer(
     req: &HttpRequest,
     state: &AppState,
-    release: std::sync::Arc<crate::release::Release>,
+    pin: &Pin,
+    release: Arc<Release>,
+) -> Result<HttpResponse, ApiError> {
+    let params = query::parse(req.query_string());
+    let since = match query::get(&params, "since") {
+        Some(Param::Text(t)) if !t.is_empty() => Some(t.clone()),
+        Some(Param::Map(_)) => {
+            return Err(ApiError::BadRequest(
+                "since must be the name of a kept release.".into(),
+            ))
+        }
+        _ => None,
+    };
+    let listing = state.named.listing()?;
+    let name = match pin {
+        Pin::Named(name) => Some(name.as_str()),
+        Pin::Latest => listing.latest(),
+    };
+    let at = name.and_then(|n| listing.releases.iter().position(|r| r.name == n));
+    let older = at.map_or(&[][..], |i| &listing.releases[..i]);
+    let old = match (since, older.last()) {
+        (Some(since), _) => older
+            .iter()
+            .find(|r| r.name == since)
+            .ok_or_else(|| not_before(name, &since, older))?,
+        (None, Some(before)) => before,
+        (None, None) => return kept_report(req, state, release).await,
+    };
+    let new = &listing.releases[older.len()];
+    between(req, state, (old, new), release).await
+}
+
+/// The report of two kept releases, made once.
+async fn between(
+    req: &HttpRequest,
+    state: &AppState,
+    (old, new): (&KeptRelease, &KeptRelease),
+    release: Arc<Release>,
+) -> Result<HttpResponse, ApiError> {
+    let encoding = Encoding::negotiate(req, state.config.compress);
+    let since: String = old.id.chars().take(16).collect();
+    let etag = encoding.etag(format!("\"{}-changes-{since}\"", release.tag));
+    if matches_etag(req, &etag) {
+        return Ok(HttpResponse::NotModified()
+            .insert_header((header::ETAG, etag))
+            .finish());
+    }
+    let report = crate::comparisons::report(&state.config.db, old, new, &release).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "application/json"))
+        .insert_header((header::ETAG, etag))
+        .body(report.to_vec()))
+}
+
+/// A `since` that names no release kept before this one: a 400 naming those that are.
+fn not_before(name: Option<&str>, since: &str, older: &[KeptRelease]) -> ApiError {
+    let this = name.map_or("this release".to_string(), |n| format!("release {n}"));
+    let names: Vec<&str> = older.iter().map(|r| r.name.as_str()).collect();
+    let allowed = match names.is_empty() {
+        true => "none is".to_string(),
+        false => format!("those kept are: {}", names.join(", ")),
+    };
+    ApiError::BadRequest(format!(
+        "since={since} names no release kept before {this} ({allowed})."
+    ))
+}
+
+/// What changed with a release that has no kept release before it: the report its load kept,
+/// of the file it replaced; a 404 when it replaced none.
+async fn kept_report(
+    req: &HttpRequest,
+    state: &AppState,
+    release: Arc<Release>,
 ) -> Result<HttpResponse, ApiError> {
     // With `--compress` the compression middleware encodes the body: its tag is then weak.
     let encoding = Encoding::negotiate(req, state.config.compress);
@@ -28,7 +111,7 @@ pub async fn latest(
     stream::respond(head, move |_| {
         let report = release.changes()?.ok_or_else(|| {
             ApiError::NotHeld(
-                "No change report: the load that built the served file replaced no earlier file."
+                "No change report: no release is kept before this one, and the load that built it replaced no earlier file."
                     .into(),
             )
         })?;

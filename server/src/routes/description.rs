@@ -15,7 +15,12 @@ pub fn openapi(
     description: &Description,
 ) -> Result<HttpResponse, ApiError> {
     let base = public_base(req, state.config.public_url.as_deref());
-    let body = description.openapi_json(&base);
+    let listing = state.named.listing()?;
+    let kept = listing.releases.iter().map(|r| r.name.as_str());
+    let older: Vec<&str> = kept
+        .take(listing.releases.len().saturating_sub(1))
+        .collect();
+    let body = description.openapi_json(&base, &older);
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "application/json"))
         .body(body))

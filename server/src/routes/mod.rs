@@ -1,7 +1,8 @@
 //! Which handler answers a request: the path parsed once by the route table (`table`) into a
 //! [`Route`], and that value matched here to its handler: the API's listings (`api.rs`), their
-//! CSV and NDJSON forms and the downloads (`downloads.rs`), the description (`description.rs`),
-//! what changed with the loaded release (`changes.rs`), OGC API - Features (`ogc.rs`), the
+//! CSV and NDJSON forms and the downloads (`downloads.rs`), the revisions of their records
+//! across the kept releases (`revisions.rs`), the description (`description.rs`), what changed
+//! between two releases (`changes.rs`), OGC API - Features (`ogc.rs`), the
 //! operator's endpoints (`ops.rs`),
 //! the website (`crate::site`). The route also gives the metric label and whether only GET
 //! and HEAD are answered (one guard, here). The operator's endpoints come before the
@@ -15,6 +16,7 @@ mod downloads;
 mod ogc;
 mod ops;
 mod releases;
+mod revisions;
 pub mod table;
 
 use std::sync::Arc;
@@ -142,9 +144,10 @@ async fn handle(
             api::list(req, state, release, e.dataset, envelope).await
         }
         Route::Listing(e, _) => downloads::listing(req, state, release, e.dataset, e.format).await,
+        Route::Revisions(e) => revisions::answer(req, state, e.dataset).await,
         Route::ApiHome | Route::DocsMoved => Ok(see_other("/docs")),
         Route::OpenApi => description::openapi(req, state, &router.description),
-        Route::Changes => changes::latest(req, state, release).await,
+        Route::Changes => changes::answer(req, state, &pin, release).await,
         Route::Releases => releases::list(req, state).await,
         Route::Docs => description::docs(req, state, &served, &router.description).await,
         Route::DownloadsPage => downloads::page(req, state, &served).await,

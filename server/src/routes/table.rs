@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use crate::api::{Endpoint, Envelope, Format};
+use crate::api::{Endpoint, Envelope, Format, REVISIONS};
 use crate::configuration::Config;
 use crate::ogc::{self, Resource};
 use crate::ops::metrics::Label;
@@ -28,6 +28,9 @@ pub enum Route {
     Metrics,
     /// A listing, in its format, in the envelope of the base path it was asked under.
     Listing(Endpoint, Envelope),
+    /// `<endpoint>/revisions`: each matching record's natural key, with its record in every
+    /// kept release (a JSON listing whose dataset has a natural key: `Endpoint::has_revisions`).
+    Revisions(Endpoint),
     /// The API's base path itself: a person finds the docs.
     ApiHome,
     OpenApi,
@@ -208,9 +211,17 @@ impl RouteTable {
             _ if rest.trim_end_matches('/') == CHANGES_PATH => Route::Changes,
             _ => match self.endpoint(rest) {
                 Some(e) => Route::Listing(e, Envelope::Laravel),
-                None => Route::ApiUnknown,
+                None => self.revisions(rest).unwrap_or(Route::ApiUnknown),
             },
         }
+    }
+
+    /// `<endpoint>/revisions` (one trailing `/` the same), for an endpoint that has them.
+    fn revisions(&self, rest: &str) -> Option<Route> {
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        let listing = rest.strip_suffix(REVISIONS)?;
+        let e = self.by_path.get(listing).filter(|e| e.has_revisions())?;
+        Some(Route::Revisions(*e))
     }
 
     /// The endpoint at a path under a base path; one trailing `/` is the same endpoint.
@@ -237,6 +248,11 @@ impl RouteTable {
                 };
                 Label::Template(Cow::Owned(format!("{base}{}", e.own_path())))
             }
+            Route::Revisions(e) => Label::Template(Cow::Owned(format!(
+                "{}{}{REVISIONS}",
+                self.base,
+                e.own_path()
+            ))),
             Route::Ogc(resource) => Label::Template(Cow::Borrowed(resource.template())),
             _ => Label::Section(first_segment(path)),
         }
@@ -262,6 +278,7 @@ impl Route {
         matches!(
             self,
             Route::Listing(..)
+                | Route::Revisions(_)
                 | Route::ApiHome
                 | Route::OpenApi
                 | Route::Changes
@@ -275,7 +292,8 @@ impl Route {
     }
 
     /// Whether a named release's answer on this route never changes, so that it may be kept
-    /// for good: its data, not the pages that list the other releases.
+    /// for good: its data, not the pages that list the other releases, nor the revisions,
+    /// which span every kept release and grow with the next.
     pub fn immutable_when_named(&self) -> bool {
         matches!(
             self,
@@ -339,6 +357,7 @@ mod tests {
     fn shown(path: &str) -> String {
         match table().route(path) {
             Route::Listing(e, envelope) => format!("Listing {} {envelope:?}", e.path()),
+            Route::Revisions(e) => format!("Revisions({:?})", e.path()),
             other => format!("{other:?}"),
         }
     }
@@ -356,6 +375,17 @@ mod tests {
             ("/api/count-points", "Listing /count-points Laravel"),
             ("/api/count-points/", "Listing /count-points Laravel"),
             ("/api/count-points//", "ApiUnknown"),
+            (
+                "/api/count-points/revisions/",
+                "Revisions(\"/count-points\")",
+            ),
+            (
+                "/api/traffic/local-authorities/revisions",
+                "Revisions(\"/traffic/local-authorities\")",
+            ),
+            ("/api/count-points.csv/revisions", "ApiUnknown"),
+            ("/api/regions/revisions", "ApiUnknown"),
+            ("/api/count-points/revisions/x", "ApiUnknown"),
             (
                 "/api/count-points.csv/",
                 "Listing /count-points.csv Laravel",

@@ -1,0 +1,88 @@
+//! `<base-path>/<endpoint>/revisions` (and the same under `/releases/{name}`, where it answers
+//! the same: it spans every kept release): the revisions of the records the endpoint's filters
+//! match (`api::RevisionsRequest`), a page of keys at a time, the next and previous pages in
+//! `Link`. Revalidated like `/api`: its tag follows the kept releases and the request, and it
+//! changes when a release is kept or dropped.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
+
+use roadtraffic_catalog::Dataset;
+
+use super::answers::public_base;
+use super::api::matches_etag;
+use crate::api::{query, Kept, RevisionsRequest};
+use crate::error::ApiError;
+use crate::release::Listing;
+use crate::state::AppState;
+
+/// The name the latest answers to when no release is kept by name (a file loaded without
+/// `--release`): the one `/releases/latest/` serves it under.
+const UNNAMED_LATEST: &str = "latest";
+
+pub async fn answer(
+    req: &HttpRequest,
+    state: &AppState,
+    dataset: &'static Dataset,
+) -> Result<HttpResponse, ApiError> {
+    let config = &state.config;
+    let params = query::parse(req.query_string());
+    let raw = req.query_string();
+    let request = RevisionsRequest::parse(dataset, &params, raw, config.max_page_size)?;
+    let listing = state.named.listing()?;
+    let base = public_base(req, config.public_url.as_deref());
+    let url = format!("{base}{}", req.path().trim_end_matches('/'));
+    let etag = etag(state, &listing, &request.canonical(&url, &params))?;
+    if matches_etag(req, &etag) {
+        return Ok(HttpResponse::NotModified()
+            .insert_header((header::ETAG, etag))
+            .finish());
+    }
+    let releases = listing.releases.len().max(1);
+    let permit = state.heavy_permit(request.rows_asked(releases)).await?;
+    let time_limit = Duration::from_millis(config.query_timeout);
+    let (named, current) = (state.named.clone(), state.current.clone());
+    let request = Arc::new(request);
+    let running = request.clone();
+    let revisions = web::block(move || {
+        let _permit = permit;
+        let kept = match listing.releases.is_empty() {
+            true => vec![Kept {
+                name: UNNAMED_LATEST.to_string(),
+                release: current.get()?,
+            }],
+            false => (listing.releases.iter())
+                .map(|r| {
+                    let release = named.get(&r.name)?;
+                    let name = r.name.clone();
+                    Ok(Kept { name, release })
+                })
+                .collect::<Result<_, ApiError>>()?,
+        };
+        running.run(&kept, time_limit)
+    })
+    .await
+    .map_err(ApiError::internal)??;
+    let mut response = HttpResponse::Ok();
+    response
+        .insert_header((header::CONTENT_TYPE, "application/json"))
+        .insert_header((header::ETAG, etag));
+    if let Some(links) = request.links(&url, &params, revisions.more) {
+        response.insert_header((header::LINK, links));
+    }
+    Ok(response.body(revisions.body))
+}
+
+/// The tag of an answer: the kept releases (each by its id; the served file's when none is
+/// kept by name) and the request in its canonical form.
+fn etag(state: &AppState, listing: &Listing, canonical: &str) -> Result<String, ApiError> {
+    let mut ids: Vec<String> = listing.releases.iter().map(|r| r.id.clone()).collect();
+    if ids.is_empty() {
+        ids.push(state.current.get()?.about.id.clone());
+    }
+    let hash = roadtraffic_catalog::stable_hash(&format!("{}\n{canonical}", ids.join(",")));
+    Ok(format!("\"revisions-{hash:x}\""))
+}
