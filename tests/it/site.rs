@@ -14,7 +14,7 @@ use crate::browser::{chromium, eval, poll, screenshot, wait_for, watched_tab, Wa
 use crate::support::*;
 
 /// One page of each kind on the sample: (name, path, status).
-const SAMPLE_PAGES: &[(&str, &str, u16)] = &[
+pub const SAMPLE_PAGES: &[(&str, &str, u16)] = &[
     ("home", "/", 200),
     ("search", "/?q=newport", 200),
     ("regions", "/regions", 200),

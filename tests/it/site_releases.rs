@@ -15,7 +15,7 @@ use std::time::Duration;
 use roadtraffic_releases::folder;
 
 use crate::browser::{chromium, eval, screenshot, wait_for, watched_tab, Watched};
-use crate::site::{assert_no_errors_and_no_other_host, open, wait_for_maps, DESKTOP};
+use crate::site::{assert_no_errors_and_no_other_host, open, wait_for_maps, DESKTOP, SAMPLE_PAGES};
 use crate::support::*;
 
 /// The width of the smallest phone the site is drawn for.
@@ -24,21 +24,18 @@ const PHONE: (u32, u32) = (360, 800);
 /// The kept releases, oldest first.
 const RELEASES: [&str; 3] = ["2023", "2024", "2025"];
 
-/// One page of each kind, by its path in any release: (name, path, status).
-const PAGES: &[(&str, &str, u16)] = &[
-    ("home", "/", 200),
-    ("search", "/?q=newport", 200),
-    ("regions", "/regions", 200),
-    ("region", "/regions/3", 200),
-    ("local-authorities", "/local-authorities", 200),
-    ("local-authority", "/local-authorities/6", 200),
-    ("count-point", "/manualcountpoints/501", 200),
-    ("about", "/about", 200),
-    ("downloads", "/downloads", 200),
-    ("docs", "/docs", 200),
-    ("count-point-not-found", "/manualcountpoints/999998", 404),
-    ("not-found", "/nothing-here", 404),
-];
+/// One page of each kind, by its path in any release: the site's pages that answer on the
+/// sample, and the pages a release's picker is on besides: (name, path, status).
+fn pages() -> Vec<&'static (&'static str, &'static str, u16)> {
+    const BESIDES: &[(&str, &str, u16)] = &[
+        ("downloads", "/downloads", 200),
+        ("docs", "/docs", 200),
+        ("count-point-not-found", "/manualcountpoints/999998", 404),
+        ("not-found", "/nothing-here", 404),
+    ];
+    let sample = SAMPLE_PAGES.iter().filter(|(_, _, status)| *status == 200);
+    sample.chain(BESIDES).collect()
+}
 
 /// Three kept releases of the sample beside one `--db` file, as the loader keeps them
 /// (`FILE.releases/releases.json` and a file per older release), and the count point the last
@@ -220,7 +217,7 @@ fn expected_picker(shown: &str, path: &str) -> Vec<(String, Option<String>)> {
 fn every_kind_of_page_has_the_picker_in_every_release() {
     let server = server();
     for shown in [None, Some("2025"), Some("2024"), Some("2023")] {
-        for (_, path, status) in PAGES {
+        for (_, path, status) in pages() {
             let at = in_release(shown, path);
             let reply = page(server, &at);
             assert_eq!(reply.status, *status, "{at}");
@@ -261,7 +258,7 @@ fn one_release_is_named_and_a_file_without_a_name_shows_none() {
         &[&repo_path("data/sample")],
     );
     let one = serve(&db, &[]);
-    for (_, path, status) in PAGES {
+    for (_, path, status) in pages() {
         let reply = page(&one, path);
         assert_eq!(reply.status, *status, "{path}");
         let body = reply.text();
@@ -271,16 +268,18 @@ fn one_release_is_named_and_a_file_without_a_name_shows_none() {
         );
         assert!(picker_span(&body).is_none(), "{path}");
     }
-    for (_, path, _) in PAGES {
+    for (_, path, _) in pages() {
         let body = page(sample_server(), path).text();
         assert!(!body.contains("release-shown") && picker_span(&body).is_none());
     }
 }
 
 /// The links of a page of release 2024 (outside its picker): into that release, or to what no
-/// release serves by name (the assets, OGC API - Features).
+/// release serves by name (the assets, OGC API - Features, the list of releases the docs
+/// describe).
 fn stays_in_2024(url: &str) -> bool {
     url.starts_with('#')
+        || url == "/releases"
         || url.starts_with("/releases/2024/")
         || url.starts_with("/assets/")
         || url == "/ogcapi"
@@ -291,7 +290,7 @@ fn stays_in_2024(url: &str) -> bool {
 fn every_link_of_a_named_release_stays_in_it_and_answers() {
     let server = server();
     let mut checked = BTreeSet::new();
-    for (name, path, _) in PAGES {
+    for (name, path, _) in pages() {
         let at = in_release(Some("2024"), path);
         let body = page(server, &at).text();
         let urls = urls(&body);
@@ -320,11 +319,11 @@ fn every_link_of_a_named_release_stays_in_it_and_answers() {
         ["/releases/2024/api/count-points"]
     );
     assert_eq!(attribute_values(&map, "data-prefix"), ["/releases/2024"]);
-    // The latest at its own paths links nowhere under /releases but in its picker.
-    for (_, path, _) in PAGES {
+    // The latest at its own paths links to no named release but in its picker.
+    for (_, path, _) in pages() {
         let body = page(server, path).text();
         let named: Vec<String> = (urls(&body).into_iter())
-            .filter(|u| u.starts_with("/releases"))
+            .filter(|u| u.starts_with("/releases/"))
             .collect();
         assert!(named.is_empty(), "{path}: {named:?}");
         assert!(!body.contains("data-prefix"), "{path}");
