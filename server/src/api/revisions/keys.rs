@@ -226,3 +226,62 @@ pub fn compare(a: &[SqlValue], b: &[SqlValue]) -> Ordering {
         .find(|o| o.is_ne())
         .unwrap_or(Ordering::Equal)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys as SQLite gives them ordered by their first column only, each group's rest in
+    /// any order: the cursor gives them in whole key order.
+    #[test]
+    fn a_cursor_sorts_each_group_that_sqlite_leaves_unsorted() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE k (a INTEGER, b TEXT, c INTEGER);
+             INSERT INTO k VALUES (2, 'y', 1), (1, 'b', 2), (2, 'x', 9), (1, 'a', 3), (1, 'b', 1), (3, 'Z', 0);",
+        )
+        .unwrap();
+        let mut statement = conn.prepare("SELECT a, b, c FROM k ORDER BY a").unwrap();
+        let mut cursor = Cursor::new(statement.query([]).unwrap(), 3, 1);
+        let mut keys = Vec::new();
+        while let Some(key) = cursor.next().unwrap() {
+            keys.push(key);
+        }
+        let mut sorted = keys.clone();
+        sorted.sort_by(|a, b| compare(a, b));
+        assert_eq!(keys, sorted);
+        assert_eq!(keys.len(), 6);
+        assert_eq!(
+            keys[0],
+            [
+                SqlValue::Integer(1),
+                SqlValue::Text("a".into()),
+                SqlValue::Integer(3)
+            ]
+        );
+    }
+
+    #[test]
+    fn keys_compare_as_sqlite_orders_values() {
+        let key = |v: &[SqlValue]| v.to_vec();
+        let (one, two) = (SqlValue::Integer(1), SqlValue::Integer(2));
+        let text = |t: &str| SqlValue::Text(t.into());
+        assert!(compare(
+            &key(&[one.clone(), text("b")]),
+            &key(&[two.clone(), text("a")])
+        )
+        .is_lt());
+        assert!(compare(
+            &key(&[one.clone(), text("B")]),
+            &key(&[one.clone(), text("a")])
+        )
+        .is_lt());
+        assert!(compare(&[SqlValue::Null], std::slice::from_ref(&one)).is_lt());
+        assert!(compare(
+            &key(&[two, text("a")]),
+            &key(&[SqlValue::Real(1.5), text("a")])
+        )
+        .is_gt());
+        assert!(compare(&key(&[one.clone(), text("a")]), &key(&[one, text("a")])).is_eq());
+    }
+}
