@@ -37,7 +37,7 @@ fn turn() -> &'static tokio::sync::Mutex<()> {
 }
 
 /// The report of what changed from `old` to `new` (both kept beside `db`) as JSON, kept with
-/// `served`, the newer release as it is served.
+/// `served`, the newer release opened.
 pub async fn report(
     db: &Path,
     old: &KeptRelease,

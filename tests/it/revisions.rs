@@ -389,6 +389,46 @@ fn keys_are_paged_in_key_order_over_every_release() {
         .collect();
     want.push(2025);
     assert_eq!(years, want);
+    // Raw counts by their four-column key (read run by run, each count day sorted by hour and
+    // direction): every hour of every release once, in key order.
+    let mut want: Vec<Value> = Vec::new();
+    for name in NAMES {
+        let page = get(
+            server(),
+            &format!("/releases/{name}/api/raw-counts?page%5Bsize%5D=5000"),
+        )
+        .json();
+        want.extend(page["data"].as_array().unwrap().iter().map(|r| {
+            json!([
+                r["count_point_id"],
+                r["count_date"],
+                r["hour"],
+                r["direction_of_travel"]
+            ])
+        }));
+    }
+    let text = |v: &Value| v.to_string();
+    want.sort_by(|a, b| {
+        let (a, b) = (a.as_array().unwrap(), b.as_array().unwrap());
+        (a[0].as_i64().cmp(&b[0].as_i64()))
+            .then(text(&a[1]).cmp(&text(&b[1])))
+            .then(a[2].as_i64().cmp(&b[2].as_i64()))
+            .then(text(&a[3]).cmp(&text(&b[3])))
+    });
+    want.dedup();
+    let walked: Vec<Value> = walk("/api/raw-counts/revisions?page%5Bsize%5D=50&fields=id")
+        .iter()
+        .map(|k| {
+            json!([
+                k["count_point_id"],
+                k["count_date"],
+                k["hour"],
+                k["direction_of_travel"]
+            ])
+        })
+        .collect();
+    assert_eq!(walked.len(), want.len());
+    assert_eq!(walked, want);
     // Past the last page: nothing, and the way back.
     let past = revisions("/api/count-points/revisions?page%5Bsize%5D=4&page%5Bnumber%5D=99");
     assert_eq!(past.json(), json!([]));

@@ -4,9 +4,9 @@
 use maud::{html, Markup};
 use rusqlite::types::ValueRef;
 
-use roadtraffic_catalog::Dataset;
+use roadtraffic_catalog::{Dataset, DATASETS};
 
-use crate::api::{query, REVISIONS};
+use crate::api::{query, DEFAULT_KEYS, REVISIONS};
 use crate::configuration::Config;
 use crate::error::ApiError;
 
@@ -26,9 +26,18 @@ pub fn section(config: &Config) -> Markup {
             li { code { "/releases/{name}/downloads/..." } ": the whole files, as DfT publishes them, of that release." }
             li { "A named release's answers never change: they carry a strong " code { "ETag" } " and " code { "Cache-Control: public, max-age=31536000, immutable" } "; " code { (base) } " keeps its revalidated caching." }
             li { code { "/releases/{new}/changes?since={old}" } ": what changed between two kept releases (rows added, removed and changed per table and year, count points new and retired, the largest revisions); " code { "since" } " defaults to the release kept just before " code { "{new}" } ". The latest's is also at " code { (base) "/releases/latest/changes" } "." }
-            li { code { "<endpoint>/revisions" } " (e.g. " code { (base) "/average-annual-daily-flow/revisions" } "): for each natural key the endpoint's filters match in any kept release (AADF: count point and year; by direction: and direction; raw counts: count point, date, hour and direction; count points: count point; traffic tables: area and year), its record in every kept release, oldest first (" code { "null" } " where a release lacks it), with " code { "changed" } ", the fields whose value differs from the release before (never " code { "id" } ", each release's own row number). Keys come in key order, " code { "page[size]" } " of them (default 100) a page; the next and previous pages are in the " code { "Link" } " header. " code { "fields" } " applies to the records; " code { "sort" } " is not taken." }
+            li { code { "<endpoint>/revisions" } " (e.g. " code { (base) "/average-annual-daily-flow/revisions" } "): for each natural key the endpoint's filters match in any kept release (" (keys()) "), its record in every kept release, oldest first (" code { "null" } " where a release lacks it), with " code { "changed" } ", the fields whose value differs from the release before (never " code { "id" } ", each release's own row number). Keys come in key order, " code { "page[size]" } " of them (default " (DEFAULT_KEYS) ") a page; the next and previous pages are in the " code { "Link" } " header. " code { "fields" } " applies to the records; " code { "sort" } " is not taken." }
         }
     }
+}
+
+/// Each paginated dataset's natural key, in words: `AADF: count_point_id, year; ...`.
+fn keys() -> String {
+    let keyed = DATASETS.iter().filter(|d| d.paginated);
+    let each: Vec<String> = keyed
+        .map(|d| format!("{}: {}", d.title, d.natural_key.join(", ")))
+        .collect();
+    each.join("; ")
 }
 
 /// A dataset section's example of revisions: those of its first record, by its natural key.

@@ -73,7 +73,10 @@ async fn between(
             .insert_header((header::ETAG, etag))
             .finish());
     }
-    let report = crate::comparisons::report(&state.config.db, old, new, &release).await?;
+    // Kept with the newer release as named: `/api/releases/latest/changes` and
+    // `/releases/{latest}/changes` share one comparison.
+    let holder = state.named.get(&new.name)?;
+    let report = crate::comparisons::report(&state.config.db, old, new, &holder).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "application/json"))
         .insert_header((header::ETAG, etag))

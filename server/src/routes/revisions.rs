@@ -15,6 +15,7 @@ use roadtraffic_catalog::Dataset;
 use super::answers::public_base;
 use super::api::matches_etag;
 use crate::api::{query, Kept, RevisionsRequest};
+use crate::cache::Encoding;
 use crate::error::ApiError;
 use crate::release::Listing;
 use crate::state::AppState;
@@ -35,7 +36,9 @@ pub async fn answer(
     let listing = state.named.listing()?;
     let base = public_base(req, config.public_url.as_deref());
     let url = format!("{base}{}", req.path().trim_end_matches('/'));
-    let etag = etag(state, &listing, &request.canonical(&url, &params))?;
+    // With `--compress` the compression middleware encodes the body: its tag is then weak.
+    let encoding = Encoding::negotiate(req, config.compress);
+    let etag = encoding.etag(etag(state, &listing, &request.canonical(&url, &params))?);
     if matches_etag(req, &etag) {
         return Ok(HttpResponse::NotModified()
             .insert_header((header::ETAG, etag))

@@ -67,7 +67,7 @@ impl RevisionsRequest {
     ) -> Result<Self, ApiError> {
         for name in ["page[size]", "page[number]"] {
             let values: Vec<String> = (raw.split('&'))
-                .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
+                .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
                 .filter(|(k, _)| query::url_decode(k) == name)
                 .map(|(_, v)| query::url_decode(v))
                 .collect();
