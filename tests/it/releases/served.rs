@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::fixtures::{inputs, load_alone, NAMES};
+use super::fixtures::{inputs, load_alone, Revision, B_REVISIONS, C_REVISIONS, NAMES};
 use crate::support::{get, load_ok, request, scratch_dir, serve, Reply, TestServer};
 
 /// The request targets compared, made from a single-release mirror's description and rows.
@@ -287,4 +287,62 @@ fn wait_until(done: impl Fn() -> bool) {
         assert!(started.elapsed().as_secs() < 20, "not within 20 s");
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
+}
+
+/// The revisions of every value the fixtures revise, read from releases the loader kept (their
+/// tables shared between files): each release's value, and the column among those changed.
+#[test]
+fn revisions_and_changes_read_the_kept_storage() {
+    let db = scratch_dir().join("revisions.db");
+    keep(&db, 3);
+    let server = serve(&db, &["--lazy-downloads"]);
+    let revised = [(1, B_REVISIONS), (2, C_REVISIONS)];
+    for (release, revisions) in revised {
+        for r in revisions {
+            let entry = revisions_of(&server, r);
+            let releases = entry["releases"].as_array().unwrap();
+            assert_eq!(releases.len(), 3, "{r:?}");
+            let value = |i: usize| releases[i]["record"][r.column].to_string();
+            assert_eq!(value(release - 1), r.old, "{r:?}");
+            assert_eq!(value(release), r.new, "{r:?}");
+            let changed = &releases[release]["changed"];
+            assert!(
+                changed.as_array().unwrap().contains(&r.column.into()),
+                "{r:?}: {changed}"
+            );
+        }
+    }
+    // What changed from the first to the last: what a comparison of the two files loaded
+    // alone finds (their load times aside).
+    let report = get(&server, "/releases/2026/changes?since=2024");
+    assert_eq!(report.status, 200, "{}", report.text());
+    let json_path = scratch_dir().join("a-c.json");
+    let json = json_path.to_str().unwrap();
+    let diff = std::process::Command::new(env!("CARGO_BIN_EXE_roadtraffic-load"))
+        .args(["diff", "--quiet", "--report-json", json])
+        .args([load_alone(0), load_alone(2)])
+        .status()
+        .unwrap();
+    assert!(diff.success());
+    let alone: Value = serde_json::from_slice(&std::fs::read(&json_path).unwrap()).unwrap();
+    let served = report.json();
+    for part in ["tables", "count_points", "years_before", "years_after"] {
+        assert_eq!(served[part], alone[part], "{part}");
+    }
+}
+
+/// The revisions entry of one revised value's natural key.
+fn revisions_of(server: &TestServer, r: &Revision) -> Value {
+    let dataset = (roadtraffic_catalog::DATASETS.iter())
+        .find(|d| d.table == r.table)
+        .unwrap();
+    let filters: Vec<String> = (r.key.iter())
+        .map(|(column, value)| format!("filter%5B{column}%5D={value}"))
+        .collect();
+    let target = format!("/api{}/revisions?{}", dataset.paths[0], filters.join("&"));
+    let reply = get(server, &target);
+    assert_eq!(reply.status, 200, "{target}: {}", reply.text());
+    let all = reply.json();
+    assert_eq!(all.as_array().unwrap().len(), 1, "{target}: {all}");
+    all[0].clone()
 }
