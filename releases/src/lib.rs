@@ -25,7 +25,7 @@ mod manifest;
 mod reconcile;
 mod storage;
 
-pub use group::{group_of, groups, hash_group, Group};
+pub use group::{group_of, groups, hash_group, hash_group_file, Group};
 pub use manifest::{
     check_name, folder, KeptRelease, Manifest, ManifestError, MANIFEST, RESERVED_NAMES,
 };
