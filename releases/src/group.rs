@@ -71,7 +71,7 @@ pub fn hash_group_file(path: &Path, group: &Group, threads: usize) -> rusqlite::
     let mut tables = Vec::new();
     for table in &group.tables {
         if let Some(chunks) = chunks_of(&conn, table)? {
-            work.extend(chunks.map(|c| (table.clone(), c)));
+            work.extend(chunks.into_iter().map(|c| (table.clone(), c)));
             tables.push(table.clone());
         }
     }
@@ -109,10 +109,7 @@ pub fn hash_group_file(path: &Path, group: &Group, threads: usize) -> rusqlite::
 
 /// The ranges of rowids (by number) a table's rows fall in, or `None` when there is no such
 /// table. An empty table has none.
-fn chunks_of(
-    conn: &Connection,
-    table: &str,
-) -> rusqlite::Result<Option<std::ops::RangeInclusive<i64>>> {
+fn chunks_of(conn: &Connection, table: &str) -> rusqlite::Result<Option<Vec<i64>>> {
     if !has_table(conn, table)? {
         return Ok(None);
     }
@@ -120,8 +117,10 @@ fn chunks_of(
     let (min, max): (Option<i64>, Option<i64>) =
         conn.query_row(&sql, [], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(Some(match (min, max) {
-        (Some(min), Some(max)) => min.div_euclid(CHUNK_ROWS)..=max.div_euclid(CHUNK_ROWS),
-        _ => 1..=0,
+        (Some(min), Some(max)) => {
+            (min.div_euclid(CHUNK_ROWS)..=max.div_euclid(CHUNK_ROWS)).collect()
+        }
+        _ => Vec::new(),
     }))
 }
 
