@@ -57,7 +57,14 @@ pub fn begin(opts: &LoadOptions, target: &Target) -> Result<Option<Keeping>, Loa
             false => Ok(None),
         };
     };
-    roadtraffic_releases::check_name(&name).map_err(ReleaseError::BadName)?;
+    if let Err(why) = roadtraffic_releases::check_name(&name) {
+        // A label that cannot name a release ("bundled sample") labels the file as it always
+        // did, and keeps nothing; once releases are kept, a load must name its release.
+        return match state.listed {
+            true => Err(ReleaseError::BadName(why).into()),
+            false => Ok(None),
+        };
+    }
     let taken = state.manifest.find(&name).is_some();
     if taken && !opts.replace_release {
         let db = opts.db.clone();
