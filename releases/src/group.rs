@@ -45,7 +45,7 @@ pub fn group_of(d: &Dataset) -> Group {
 const CHUNK_ROWS: i64 = 1 << 19;
 
 /// The SHA-256 of a group's rows as `conn` holds them: each table present (by name), then the
-/// SHA-256 of each range of [`CHUNK_ROWS`] rowids that holds rows (its rows in rowid order,
+/// SHA-256 of each range of `CHUNK_ROWS` rowids that holds rows (its rows in rowid order,
 /// every value tagged with its type). Equal hashes mean the same rows under the same ids: what
 /// a page, a sort by id or a run lookup reads is then the same.
 pub fn hash_group(conn: &Connection, group: &Group) -> rusqlite::Result<String> {
