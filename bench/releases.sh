@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Kept releases (issue 25): a plain load into an empty folder, then three releases kept side by
-# side in one --db (the full-size synthetic release and two successors, bench/successor.py):
-# seconds, peak memory, and the disk of the folder beside one complete file.
+# Kept releases (issue 25): three releases kept side by side in one --db (the full-size
+# synthetic release and two successors, bench/successor.py), the third against a plain load
+# into an empty folder, rounds interleaved: seconds, peak memory, and the disk of the folder
+# beside one complete file.
 #
 #   bench/releases.sh FULL SUCC1 SUCC2 [WORK]
 #
@@ -26,15 +27,21 @@ measure() {
 
 rm -rf "$WORK/plain" "$WORK/kept"
 mkdir -p "$WORK/plain" "$WORK/kept"
+KEPT=$WORK/kept/t.db
 sync
-echo "plain load into an empty folder: $(measure "$LOADER" --quiet --db "$WORK/plain/t.db" "$FULL")"
-i=0
-for input in "$FULL" "$SUCC1" "$SUCC2"; do
-    i=$((i + 1))
+echo "release r1 kept (into an empty folder): $(measure "$LOADER" --quiet --db "$KEPT" --release r1 "$FULL")"
+echo "release r2 kept: $(measure "$LOADER" --quiet --db "$KEPT" --release r2 "$SUCC1")"
+# Rounds interleaved (the machine is shared): a plain load into an empty folder, the third
+# release kept (with its change report), and that release dropped again for the next round.
+for round in $(seq "${ROUNDS:-3}"); do
+    rm -f "$WORK/plain/t.db"
     sync
-    echo "release r$i kept: $(measure "$LOADER" --quiet --db "$WORK/kept/t.db" --release "r$i" "$input")"
+    echo "round $round: plain load into an empty folder: $(measure "$LOADER" --quiet --db "$WORK/plain/t.db" "$FULL")"
+    sync
+    echo "round $round: release r3 kept: $(measure "$LOADER" --quiet --db "$KEPT" --release r3 "$SUCC2")"
+    one=$(stat -c %s "$KEPT")
+    all=$(du -B1 -s "$WORK/kept" | cut -f1)
+    echo "round $round: disk: $((all / 1000000)) MB for 3 releases, $((one / 1000000)) MB for one: $(echo "scale=2; $all / $one" | bc)x"
+    [ "$round" = "${ROUNDS:-3}" ] && "$LOADER" releases --db "$KEPT"
+    echo "round $round: r3 dropped (r2 made complete again): $(measure "$LOADER" --quiet --db "$KEPT" --drop-release r3)"
 done
-one=$(stat -c %s "$WORK/kept/t.db")
-all=$(du -B1 -s "$WORK/kept" | cut -f1)
-echo "disk: $((all / 1000000)) MB for 3 releases, $((one / 1000000)) MB for one: $(echo "scale=2; $all / $one" | bc)x"
-"$LOADER" releases --db "$WORK/kept/t.db"

@@ -40,7 +40,8 @@ struct Args {
     keep_first: bool,
     /// A name for this release (e.g. "2024"), kept in the file's metadata. The releases loaded
     /// before it under a name are kept beside --db (in FILE.releases/) and served with it;
-    /// once one is kept, every load must name its release.
+    /// once one is kept, every load must name its release. A label that cannot name a release
+    /// (one with spaces) labels the file and keeps nothing, as before releases were kept.
     #[arg(long, value_name = "NAME")]
     release: Option<String>,
     /// With --release: replace the kept release of that name instead of refusing the load.

@@ -8,7 +8,7 @@
 //!   releases were kept.
 //! - `FILE.releases/releases.json` (the [`Manifest`]) lists the kept releases, oldest first.
 //! - `FILE.releases/<name>.<id>.sqlite` holds each older release's own tables. A dataset's tables
-//!   (its [`group`]) that are identical, row for row and id for id, in a newer release are not
+//!   (its [`Group`]) that are identical, row for row and id for id, in a newer release are not
 //!   copied: the manifest names the file that holds them (`FILE` itself, or another release's),
 //!   and [`Storage::open`] attaches it, so that SQL naming the table finds it unchanged.
 //!
@@ -17,6 +17,18 @@
 //!
 //! The loader writes all of this (`roadtraffic-load`), the server reads it (`roadtraffic-serve`):
 //! both depend on this crate, which depends on the catalogue alone.
+//!
+//! A reader serves what [`Manifest::current`] gives: the manifest reconciled with the `--db`
+//! file ([`Manifest::reconcile`]: the entry whose id is the file's [`metadata_id`] is the
+//! latest, and what is listed after it never happened), or the file alone when no release is
+//! kept. Each release is read through [`Storage::of`]`(db, release).open()`. A load commits in
+//! this order: the older release's file, the manifest, the `--db` file renamed into place, then
+//! files no entry names removed; so a reader that opens a file a manifest it read earlier
+//! named may find it gone (`SQLITE_CANTOPEN`): it reads the manifest again.
+//!
+//! - [`copy`]: files of kept releases written whole, table by table;
+//! - [`diff`]: what changed between two releases;
+//! - `group`, `manifest`, `reconcile`, `storage`: what the names above say.
 
 pub mod copy;
 pub mod diff;
@@ -25,7 +37,7 @@ mod manifest;
 mod reconcile;
 mod storage;
 
-pub use group::{group_of, groups, hash_group, Group};
+pub use group::{group_of, groups, hash_group, hash_group_file, Group};
 pub use manifest::{
     check_name, folder, KeptRelease, Manifest, ManifestError, MANIFEST, RESERVED_NAMES,
 };

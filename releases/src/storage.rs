@@ -157,3 +157,44 @@ pub fn metadata_id(conn: &Connection) -> rusqlite::Result<String> {
     }
     Ok(format!("{:x}", id.finalize()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file holding these tables, each with one row naming the file.
+    fn file(dir: &Path, name: &str, tables: &[&str]) -> PathBuf {
+        let path = dir.join(name);
+        let conn = Connection::open(&path).unwrap();
+        for t in tables {
+            conn.execute_batch(&format!(
+                "CREATE TABLE {t} (v TEXT); INSERT INTO {t} VALUES ('{name}');"
+            ))
+            .unwrap();
+        }
+        path
+    }
+
+    #[test]
+    fn each_shared_group_is_read_from_its_own_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = file(dir.path(), "own.sqlite", &["metadata"]);
+        // The newer file holds its own AADF and its own raw counts; the release reads AADF
+        // from it, and raw counts from an older file: named in that order, the newer file's
+        // raw counts would be found first.
+        let newer = file(dir.path(), "newer.sqlite", &["aadf", "raw_counts"]);
+        let older = file(dir.path(), "older.sqlite", &["raw_counts"]);
+        let storage = Storage {
+            main,
+            attached: vec![newer.clone(), older.clone()],
+            shared: vec![("aadf".into(), newer), ("raw_counts".into(), older)],
+        };
+        let conn = storage.open().unwrap();
+        let read = |t: &str| -> String {
+            conn.query_row(&format!("SELECT v FROM {t}"), [], |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!(read("aadf"), "newer.sqlite");
+        assert_eq!(read("raw_counts"), "older.sqlite");
+    }
+}

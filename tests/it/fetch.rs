@@ -303,7 +303,7 @@ fn a_release_is_fetched_checked_recorded_and_not_fetched_again_when_unchanged() 
     }
 
     // Again: every file is asked for conditionally, and none is sent again.
-    let run = fetch(&db, &cache, &upstream.base, &[]);
+    let run = fetch(&db, &cache, &upstream.base, &["--replace-release"]);
     assert!(run.ok, "{}", run.stderr);
     assert!(run.stderr.contains("unchanged upstream"), "{}", run.stderr);
     let seen = upstream.seen();

@@ -101,10 +101,16 @@ fn text(db: &Path, l: &Listing) -> String {
     let dir = folder(db);
     for r in &l.releases {
         let latest = if r.latest { " (latest)" } else { "" };
+        // A file loaded without --release has no name: it is listed, never addressed.
+        let name = if r.name.is_empty() {
+            "(no name)"
+        } else {
+            &r.name
+        };
         let _ = writeln!(
             out,
             "  {}{latest}: loaded {}, {:.1} MB of its own",
-            r.name,
+            name,
             r.loaded_at,
             mb(r.own_bytes)
         );

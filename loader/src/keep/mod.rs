@@ -58,13 +58,12 @@ pub fn begin(opts: &LoadOptions, target: &Target) -> Result<Option<Keeping>, Loa
         };
     };
     if let Err(why) = roadtraffic_releases::check_name(&name) {
-        // `--release` was a free label before releases were kept: a load that names none in
-        // a path-safe way, where nothing is kept, replaces `--db` as it always did.
-        if !state.listed {
-            log::warn!("not kept as a release: {why}");
-            return Ok(None);
-        }
-        return Err(ReleaseError::BadName(why).into());
+        // A label that cannot name a release ("bundled sample") labels the file as it always
+        // did, and keeps nothing; once releases are kept, a load must name its release.
+        return match state.listed {
+            true => Err(ReleaseError::BadName(why).into()),
+            false => Ok(None),
+        };
     }
     let taken = state.manifest.find(&name).is_some();
     if taken && !opts.replace_release {

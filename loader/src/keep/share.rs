@@ -7,9 +7,13 @@ use std::path::Path;
 use std::time::Instant;
 
 use roadtraffic_catalog::changes::{ChangeReport, TableChanges};
-use roadtraffic_releases::{groups, hash_group, Group, Storage};
+use roadtraffic_releases::{groups, hash_group_file, Group};
 
 use crate::error::LoadError;
+
+/// Threads hashing each file: most of a group's rows are one table (raw counts), hashed by
+/// ranges of rows at once.
+const HASHING_THREADS: usize = 2;
 
 /// What the hashing found.
 #[derive(Debug, Default)]
@@ -82,9 +86,11 @@ fn hash_all(path: &Path, groups: &[Group]) -> Result<BTreeMap<String, String>, L
     if groups.is_empty() {
         return Ok(out);
     }
-    let conn = Storage::file(path).open()?;
     for g in groups {
-        out.insert(g.name.to_string(), hash_group(&conn, g)?);
+        out.insert(
+            g.name.to_string(),
+            hash_group_file(path, g, HASHING_THREADS)?,
+        );
     }
     Ok(out)
 }

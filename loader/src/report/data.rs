@@ -135,7 +135,9 @@ pub struct LoadReport {
     pub changes: Option<ChangeReport>,
     /// The tables whose records were rendered (`--rendered-records`), with their layout's tag.
     pub rendered_records: BTreeMap<String, String>,
-    /// What the load did with the releases kept beside `--db` (`--release`), if it keeps them.
+    /// What the load did with the releases kept beside `--db` (`--release`), if it keeps them;
+    /// absent from the JSON of a plain load, which is as it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub releases: Option<KeptReport>,
     pub elapsed_seconds: f64,
 }

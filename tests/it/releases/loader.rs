@@ -248,6 +248,12 @@ fn a_kept_name_is_refused_unless_replaced() {
         "{}",
         run.stderr
     );
+    let run = load(&db, &["--quiet", "--release", "next year"], &[c]);
+    assert!(
+        !run.ok && run.stderr.contains("cannot name a release"),
+        "{}",
+        run.stderr
+    );
 
     // The latest replaced: C's rows under B's name.
     load_ok(
