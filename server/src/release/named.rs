@@ -73,33 +73,60 @@ impl Named {
         Ok(listing)
     }
 
-    /// The kept release of this name, opened; a 404 for a name not kept.
+    /// The kept release of this name, opened; a 404 for a name not kept. A file that cannot
+    /// be opened may have been removed by a load since the manifest was read: the manifest is
+    /// read again, and the release opened from what it says now.
     pub fn get(&self, name: &str) -> Result<Arc<Release>, ApiError> {
-        let listing = self.listing()?;
+        match self.get_as_listed(name, &self.listing()?) {
+            Err(ApiError::Internal(_)) => {
+                self.forget_listing();
+                self.get_as_listed(name, &self.listing()?)
+            }
+            answer => answer,
+        }
+    }
+
+    fn get_as_listed(&self, name: &str, listing: &Arc<Listing>) -> Result<Arc<Release>, ApiError> {
         let Some(kept) = listing.releases.iter().find(|r| r.name == name) else {
             return Err(ApiError::NotHeld(format!(
                 "No release named {name} is kept here: /releases lists those that are."
             )));
         };
         let storage = Storage::of(&self.db, kept);
-        let mut opened = self.opened.lock().unwrap_or_else(PoisonError::into_inner);
-        opened.retain(|_, o| self.still_fits(o, &listing));
-        if let Some(o) = opened.get(name).filter(|o| o.storage == storage) {
-            return Ok(o.release.clone());
+        if let Some(release) = self.opened_as(name, &storage, listing) {
+            return Ok(release);
         }
+        // Opened outside the lock: counting a release's rows takes a moment, which requests
+        // for the other releases need not wait for.
         let release = Release::open_kept(&storage, &self.lazy_settings(), Tagging::PerLoad)
             .map_err(|e| ApiError::internal(format!("release {name}: {e}")))?;
+        let mut opened = self.opened.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(first) = opened.get(name).filter(|o| o.storage == storage) {
+            return Ok(first.release.clone()); // another request opened it meanwhile
+        }
         let release = Arc::new(release);
         let made_for = listing.made_for.clone();
-        opened.insert(
-            name.to_string(),
-            Opened {
-                storage,
-                made_for,
-                release: release.clone(),
-            },
-        );
+        let kept = Opened {
+            storage,
+            made_for,
+            release: release.clone(),
+        };
+        opened.insert(name.to_string(), kept);
         Ok(release)
+    }
+
+    /// The release of this name opened from `storage`, if it is, once the releases opened from
+    /// what the manifest no longer gives them are let go.
+    fn opened_as(&self, name: &str, storage: &Storage, listing: &Listing) -> Option<Arc<Release>> {
+        let mut opened = self.opened.lock().unwrap_or_else(PoisonError::into_inner);
+        opened.retain(|_, o| self.still_fits(o, listing));
+        let found = opened.get(name).filter(|o| o.storage == *storage)?;
+        Some(found.release.clone())
+    }
+
+    /// Makes the next look read the manifest again.
+    fn forget_listing(&self) {
+        *self.listing.write().unwrap_or_else(PoisonError::into_inner) = Arc::default();
     }
 
     /// Whether an opened release may stay open: the manifest still gives it that storage, and

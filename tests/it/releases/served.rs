@@ -13,7 +13,11 @@ fn targets(single: &TestServer) -> Vec<String> {
     let description = get(single, "/api/openapi.json").json();
     let mut out = Vec::new();
     for (path, item) in description["paths"].as_object().unwrap() {
-        let listing = is_listing(item) && !path.contains('.') && !path.contains("/releases/");
+        // Revisions span every kept release: the same under any release's name.
+        let listing = is_listing(item)
+            && !path.contains('.')
+            && !path.contains("/releases/")
+            && !path.ends_with("/revisions");
         let Some(path) = path.strip_prefix("/api").filter(|_| listing) else {
             continue;
         };
