@@ -43,6 +43,7 @@ pub fn bind(config: Config) -> std::io::Result<Running> {
     let current = Current::open(&config.db, settings.clone()).map_err(std::io::Error::other)?;
     let current = Arc::new(current);
     let named = Arc::new(Named::new(&config.db, settings, current.clone()));
+    named.watch(Duration::from_millis(config.watch_interval.max(50)));
     current.watch(Duration::from_millis(config.watch_interval.max(50)));
     let (compress, workers) = (config.compress, config.workers());
     let shutdown_timeout = config.shutdown_timeout;

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use roadtraffic_releases::{folder, KeptRelease, Manifest, Storage, MANIFEST};
 
@@ -17,10 +17,14 @@ use crate::error::ApiError;
 /// The kept releases, and those opened.
 pub struct Named {
     db: PathBuf,
+    /// `FILE.releases/releases.json`, and what it was when last looked at ([`Named::watch`]):
+    /// requests compare what was seen, without a system call of their own.
+    manifest: PathBuf,
+    manifest_seen: RwLock<Option<FileIdentity>>,
     settings: Settings,
     current: Arc<Current>,
     listing: RwLock<Arc<Listing>>,
-    opened: Mutex<HashMap<String, Opened>>,
+    opened: RwLock<HashMap<String, Opened>>,
 }
 
 /// The kept releases as read for one served file and one manifest.
@@ -43,23 +47,30 @@ impl Named {
     pub fn new(db: &Path, settings: Settings, current: Arc<Current>) -> Named {
         Named {
             db: db.to_path_buf(),
+            manifest: folder(db).join(MANIFEST),
+            manifest_seen: RwLock::new(FileIdentity::of(&folder(db).join(MANIFEST)).ok()),
             settings,
             current,
             listing: RwLock::new(Arc::default()),
-            opened: Mutex::default(),
+            opened: RwLock::default(),
         }
     }
 
     /// The kept releases, oldest first, as they are now.
     pub fn listing(&self) -> Result<Arc<Listing>, ApiError> {
         let latest = self.current.get()?;
-        let manifest = FileIdentity::of(&folder(&self.db).join(MANIFEST)).ok();
-        let made_for = Some((latest.about.id.clone(), manifest));
+        let manifest = *self
+            .manifest_seen
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
         let known = self.listing.read().unwrap_or_else(PoisonError::into_inner);
-        if known.made_for == made_for {
+        let same =
+            |(id, m): &(String, Option<FileIdentity>)| *id == latest.about.id && *m == manifest;
+        if known.made_for.as_ref().is_some_and(same) {
             return Ok(known.clone());
         }
         drop(known);
+        let made_for = Some((latest.about.id.clone(), manifest));
         let releases = match Manifest::read(&self.db) {
             Ok(Some(m)) => reconciled(m, &latest),
             Ok(None) => only_the_file(&latest),
@@ -73,12 +84,47 @@ impl Named {
         Ok(listing)
     }
 
+    /// Looks at the manifest every `every`, on a thread of its own, as `Current::watch` looks
+    /// at the file: a load's new manifest is seen within that time.
+    pub fn watch(self: &Arc<Self>, every: std::time::Duration) {
+        let me = Arc::downgrade(self);
+        std::thread::spawn(move || loop {
+            std::thread::sleep(every);
+            let Some(named) = me.upgrade() else { return };
+            let now = FileIdentity::of(&named.manifest).ok();
+            *named
+                .manifest_seen
+                .write()
+                .unwrap_or_else(PoisonError::into_inner) = now;
+        });
+    }
+
+    /// Looks at the manifest now (after a file could not be opened).
+    fn look_again(&self) {
+        let now = FileIdentity::of(&self.manifest).ok();
+        *self
+            .manifest_seen
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = now;
+    }
+
     /// The kept release of this name, opened; a 404 for a name not kept. A file that cannot
     /// be opened may have been removed by a load since the manifest was read: the manifest is
     /// read again, and the release opened from what it says now.
     pub fn get(&self, name: &str) -> Result<Arc<Release>, ApiError> {
-        match self.get_as_listed(name, &self.listing()?) {
+        let listing = self.listing()?;
+        // Most requests: opened already, from the listing as it is.
+        let opened = self.opened.read().unwrap_or_else(PoisonError::into_inner);
+        if let Some(o) = opened
+            .get(name)
+            .filter(|o| Arc::ptr_eq(&o.listing, &listing))
+        {
+            return Ok(o.release.clone());
+        }
+        drop(opened);
+        match self.get_as_listed(name, &listing) {
             Err(ApiError::Internal(_)) => {
+                self.look_again();
                 self.forget_listing();
                 self.get_as_listed(name, &self.listing()?)
             }
@@ -100,7 +146,7 @@ impl Named {
         // for the other releases need not wait for.
         let release = Release::open_kept(&storage, &self.lazy_settings(), Tagging::PerLoad)
             .map_err(|e| ApiError::internal(format!("release {name}: {e}")))?;
-        let mut opened = self.opened.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut opened = self.opened.write().unwrap_or_else(PoisonError::into_inner);
         if let Some(first) = opened.get(name).filter(|o| o.storage == storage) {
             return Ok(first.release.clone()); // another request opened it meanwhile
         }
@@ -109,6 +155,7 @@ impl Named {
         let kept = Opened {
             storage,
             made_for,
+            listing: listing.clone(),
             release: release.clone(),
         };
         opened.insert(name.to_string(), kept);
@@ -117,10 +164,16 @@ impl Named {
 
     /// The release of this name opened from `storage`, if it is, once the releases opened from
     /// what the manifest no longer gives them are let go.
-    fn opened_as(&self, name: &str, storage: &Storage, listing: &Listing) -> Option<Arc<Release>> {
-        let mut opened = self.opened.lock().unwrap_or_else(PoisonError::into_inner);
+    fn opened_as(
+        &self,
+        name: &str,
+        storage: &Storage,
+        listing: &Arc<Listing>,
+    ) -> Option<Arc<Release>> {
+        let mut opened = self.opened.write().unwrap_or_else(PoisonError::into_inner);
         opened.retain(|_, o| self.still_fits(o, listing));
-        let found = opened.get(name).filter(|o| o.storage == *storage)?;
+        let found = opened.get_mut(name).filter(|o| o.storage == *storage)?;
+        found.listing = listing.clone();
         Some(found.release.clone())
     }
 
@@ -152,6 +205,8 @@ impl Named {
 struct Opened {
     storage: Storage,
     made_for: Option<(String, Option<FileIdentity>)>,
+    /// The listing it was last found to fit: while that is the listing, it still does.
+    listing: Arc<Listing>,
     release: Arc<Release>,
 }
 
