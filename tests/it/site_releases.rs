@@ -464,6 +464,15 @@ fn a_kept_page_follows_the_list_of_kept_releases() {
     // 2023 dropped: release 2024 stays open, its pages now list two releases and compare
     // with none.
     load_ok(&db, &["--quiet", "--drop-release", "2023"], &[]);
+    // The server looks at the manifest every --watch-interval (100 ms here).
+    let started = std::time::Instant::now();
+    while names("/regions").len() != 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "2023 still listed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     for path in paths {
         assert_eq!(names(path), ["2025 (latest)", "2024"], "{path}");
     }
