@@ -145,7 +145,7 @@ async fn handle(
         }
         Route::Listing(e, _) => downloads::listing(req, state, release, e.dataset, e.format).await,
         Route::Revisions(e) => revisions::answer(req, state, e.dataset).await,
-        Route::ApiHome | Route::DocsMoved => Ok(see_other("/docs")),
+        Route::ApiHome | Route::DocsMoved => Ok(see_other(&format!("{}/docs", served.prefix))),
         Route::OpenApi => description::openapi(req, state, &router.description),
         Route::Changes => changes::answer(req, state, &pin, release).await,
         Route::Releases => releases::list(req, state).await,
