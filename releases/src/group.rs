@@ -80,7 +80,7 @@ pub fn hash_group(conn: &Connection, group: &Group) -> rusqlite::Result<String> 
 /// [`hash_group`] of the file at `path`, its ranges of rows hashed on `threads` threads (each
 /// with a connection of its own): the same hash, sooner.
 pub fn hash_group_file(path: &Path, group: &Group, threads: usize) -> rusqlite::Result<String> {
-    let conn = crate::Storage::file(path).open()?;
+    let conn = crate::sqlite::open_read_only(path)?;
     let mut work: Vec<(String, i64)> = Vec::new();
     let mut tables = Vec::new();
     for table in &group.hashed {
@@ -93,7 +93,7 @@ pub fn hash_group_file(path: &Path, group: &Group, threads: usize) -> rusqlite::
     let digests: Mutex<HashMap<(String, i64), [u8; 32]>> = Mutex::new(HashMap::new());
     std::thread::scope(|scope| -> rusqlite::Result<()> {
         let worker = || -> rusqlite::Result<()> {
-            let conn = crate::Storage::file(path).open()?;
+            let conn = crate::sqlite::open_read_only(path)?;
             while let Some((table, chunk)) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
                 let digest = hash_chunk(&conn, table, *chunk)?;
                 digests

@@ -35,6 +35,7 @@ pub mod diff;
 mod group;
 mod manifest;
 mod reconcile;
+mod sqlite;
 mod storage;
 
 pub use group::{group_of, groups, hash_group, hash_group_file, Group};

@@ -2,12 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 
-use roadtraffic_catalog::schema;
 use sha2::{Digest, Sha256};
 
 use crate::manifest::{folder, KeptRelease};
+use crate::sqlite::{open_read_only, read_only_uri};
 
 /// The files a kept release is read from: its own, and those holding the groups it shares.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,12 +34,8 @@ impl Storage {
     /// Opens the release for reading only, on one thread, its shared groups attached: never
     /// written, never locked (files of releases are replaced by renaming, never in place).
     pub fn open(&self) -> rusqlite::Result<Connection> {
-        let uri = |path: &Path| format!("file:{}?mode=ro&immutable=1", schema::uri_path(path));
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-            | OpenFlags::SQLITE_OPEN_URI
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(uri(&self.main), flags)?;
-        self.attach(&conn, uri)?;
+        let conn = open_read_only(&self.main)?;
+        self.attach(&conn, read_only_uri)?;
         Ok(conn)
     }
 

@@ -353,7 +353,7 @@ mod tests {
             a href="/releases" { "list" }
             a href="/releasesx" { "not the list" }
             a href="/ogcapi/collections" { "ogc" }
-            a href="//elsewhere/x" { "other host" }
+            a href="//elsewhere.example.org/x" { "other host" }
             a href="https://example.org/" { "absolute" }
             p title="/not-a-link" { "href=\"/x\" in text" }
         };
@@ -366,7 +366,7 @@ mod tests {
             "href=\"/releases\"",
             "href=\"/releases/2024/releasesx\"",
             "href=\"/ogcapi/collections\"",
-            "href=\"//elsewhere/x\"",
+            "href=\"//elsewhere.example.org/x\"",
             "href=\"https://example.org/\"",
             "title=\"/not-a-link\"",
             "href=&quot;/x&quot;",
