@@ -8,11 +8,11 @@ use serde_json::{json, Value};
 
 use crate::support::*;
 
-const AADF: &str = "dft_traffic_counts_aadf.csv";
-const COUNT_POINTS: &str = "count_points.csv";
+pub const AADF: &str = "dft_traffic_counts_aadf.csv";
+pub const COUNT_POINTS: &str = "count_points.csv";
 
 /// The files of the count point's rows (the first column of each), besides the count points.
-const ROWS_OF_A_COUNT_POINT: [&str; 3] = [
+pub const ROWS_OF_A_COUNT_POINT: [&str; 3] = [
     AADF,
     "dft_traffic_counts_aadf_by_direction.csv",
     "dft_traffic_counts_raw_counts.csv",

@@ -16,16 +16,10 @@ use sha2::{Digest, Sha256};
 
 use roadtraffic_catalog::{Dataset, Source, AADF, COUNT_POINTS, RAW_COUNTS};
 
+use crate::changes::{AADF as AADF_FILE, COUNT_POINTS as COUNT_POINTS_FILE, ROWS_OF_A_COUNT_POINT};
 use crate::support::*;
 
 const NAMES: [&str; 3] = ["2023", "2024", "2025"];
-const AADF_FILE: &str = "dft_traffic_counts_aadf.csv";
-const COUNT_POINTS_FILE: &str = "count_points.csv";
-const ROWS_OF_A_COUNT_POINT: [&str; 3] = [
-    AADF_FILE,
-    "dft_traffic_counts_aadf_by_direction.csv",
-    "dft_traffic_counts_raw_counts.csv",
-];
 
 /// The three releases, kept beside `db` (the latest).
 struct Releases {

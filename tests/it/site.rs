@@ -489,14 +489,7 @@ pub fn check_pages_in_chromium(server: &TestServer, pages: &[(&str, String, u16)
                 );
             }
             charts_hold_the_numbers_of_their_tables(&w.tab);
-            let overflow = eval(
-                &w.tab,
-                "document.documentElement.scrollWidth - document.documentElement.clientWidth",
-            );
-            assert!(
-                overflow.as_i64().unwrap() <= 0,
-                "{path} at {label}: wider than the screen by {overflow}px"
-            );
+            assert_fits_the_screen(&w.tab, &format!("{path} at {label}"));
             let expected = if *status == 404 {
                 vec![url.clone()]
             } else {
@@ -658,5 +651,17 @@ fn behind_a_reverse_proxy_pages_name_their_public_address() {
     assert_eq!(
         get(sample_server(), "/manualcountpoints/501").header("link"),
         None
+    );
+}
+
+/// The page open in `tab` is no wider than its window: nothing to scroll sideways.
+pub fn assert_fits_the_screen(tab: &Tab, what: &str) {
+    let overflow = eval(
+        tab,
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    );
+    assert!(
+        overflow.as_i64().unwrap() <= 0,
+        "{what}: wider than the screen by {overflow}px"
     );
 }

@@ -15,7 +15,10 @@ use std::time::Duration;
 use roadtraffic_releases::folder;
 
 use crate::browser::{chromium, eval, screenshot, wait_for, watched_tab, Watched};
-use crate::site::{assert_no_errors_and_no_other_host, open, wait_for_maps, DESKTOP, SAMPLE_PAGES};
+use crate::site::{
+    assert_fits_the_screen, assert_no_errors_and_no_other_host, open, wait_for_maps, DESKTOP,
+    SAMPLE_PAGES,
+};
 use crate::support::*;
 
 /// The width of the smallest phone the site is drawn for.
@@ -614,14 +617,7 @@ fn a_named_release_in_chromium_stays_in_it_and_is_accessible() {
                     "{requests:?}"
                 );
             }
-            let overflow = eval(
-                &w.tab,
-                "document.documentElement.scrollWidth - document.documentElement.clientWidth",
-            );
-            assert!(
-                overflow.as_i64().unwrap() <= 0,
-                "{path} at {label}: wider by {overflow}px"
-            );
+            assert_fits_the_screen(&w.tab, &format!("{path} at {label}"));
             assert!(
                 smallest_picker_target(&w) >= 24.0,
                 "{path} at {label}: a target under 24 px"
