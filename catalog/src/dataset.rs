@@ -1,6 +1,8 @@
 //! What the catalogue says of a dataset and of each of its columns: the types. The datasets
 //! themselves are declared in `datasets.rs`.
 
+use crate::totals::Rollup;
+
 /// How a value is typed in SQLite and written in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValueType {
@@ -293,6 +295,9 @@ pub struct Dataset {
     pub unindexed: &'static [&'static str],
     /// Paginated with the Laravel envelope (else a bare JSON array).
     pub paginated: bool,
+    /// The totals kept at load time, each by a few columns (see [`crate::totals`]): what a
+    /// national summary or facet reads instead of the table.
+    pub rollups: &'static [Rollup],
     /// An integer column holding a fraction is a bad row (AADF, raw counts) rather than a
     /// published total to round (regional and local authority tables).
     pub integers_strict: bool,

@@ -6,6 +6,7 @@
 //! [`TOTALS`] entry, if it is a part of a total).
 
 use crate::dataset::*;
+use crate::Rollup;
 
 const fn col(name: &'static str, ty: ValueType, domain: Domain) -> Column {
     Column {
@@ -296,6 +297,47 @@ const AADF_FILTERS: &[&str] = &[
     "estimation_method",
 ];
 
+/// The areas and roads a national question is asked by: what the totals of the count data
+/// are kept by (`Dataset::rollups`), with each dataset's own columns after them.
+const AREA_AND_ROAD: [&str; 4] = ["region_id", "local_authority_id", "road_category", "road_type"];
+
+const AADF_BY_AREA: Rollup = Rollup {
+    name: "by_area",
+    by: &concat::<1, 5, 6>(["year"], concat::<4, 1, 5>(AREA_AND_ROAD, ["estimation_method"])),
+};
+
+const AADF_BY_DIRECTION_BY_AREA: Rollup = Rollup {
+    name: "by_area",
+    by: &concat::<1, 6, 7>(
+        ["year"],
+        concat::<4, 2, 6>(AREA_AND_ROAD, ["estimation_method", "direction_of_travel"]),
+    ),
+};
+
+const COUNT_POINTS_BY_AREA: Rollup = Rollup {
+    name: "by_area",
+    by: &concat::<4, 1, 5>(AREA_AND_ROAD, ["aadf_year"]),
+};
+
+const RAW_COUNTS_BY_AREA: Rollup = Rollup {
+    name: "by_area",
+    by: &concat::<1, 5, 6>(["year"], concat::<4, 1, 5>(AREA_AND_ROAD, ["direction_of_travel"])),
+};
+
+/// The hours of a day's counts, nationally and by region (a local authority's are read from
+/// its rows: a few tens of thousands).
+const RAW_COUNTS_BY_HOUR: Rollup = Rollup {
+    name: "by_hour",
+    by: &[
+        "year",
+        "region_id",
+        "road_category",
+        "road_type",
+        "direction_of_travel",
+        "hour",
+    ],
+};
+
 /// The split files of a table of count points' figures (the AADF tables): one per local
 /// authority, region and count point, in id order.
 const fn count_point_splits(folder: &'static str, stem: &'static str) -> Splits {
@@ -337,6 +379,7 @@ pub static AADF: Dataset = Dataset {
         "estimation_method",
     ],
     paginated: true,
+    rollups: &[AADF_BY_AREA],
     integers_strict: true,
     origin: Origin::Published(NationalFile {
         name: "dft_traffic_counts_aadf.csv",
@@ -396,6 +439,7 @@ pub static AADF_BY_DIRECTION: Dataset = Dataset {
         "direction_of_travel",
     ],
     paginated: true,
+    rollups: &[AADF_BY_DIRECTION_BY_AREA],
     integers_strict: true,
     origin: Origin::Published(NationalFile {
         name: "dft_traffic_counts_aadf_by_direction.csv",
@@ -448,6 +492,7 @@ pub static COUNT_POINTS: Dataset = Dataset {
     own_values: false,
     unindexed: &[],
     paginated: true,
+    rollups: &[COUNT_POINTS_BY_AREA],
     integers_strict: true,
     origin: Origin::Published(NationalFile {
         name: "count_points.csv",
@@ -518,6 +563,7 @@ pub static RAW_COUNTS: Dataset = Dataset {
     own_values: true,
     unindexed: &[],
     paginated: true,
+    rollups: &[RAW_COUNTS_BY_AREA, RAW_COUNTS_BY_HOUR],
     integers_strict: true,
     origin: Origin::Published(NationalFile {
         name: "dft_traffic_counts_raw_counts.csv",
@@ -589,6 +635,7 @@ pub static LOCAL_AUTHORITY_TRAFFIC: Dataset = Dataset {
     own_values: false,
     unindexed: &[],
     paginated: true,
+    rollups: &[],
     integers_strict: false,
     origin: Origin::Published(NationalFile {
         name: "local_authority_traffic.csv",
@@ -673,6 +720,7 @@ pub static REGION_TRAFFIC_BY_ROAD_TYPE: Dataset = Dataset {
     own_values: false,
     unindexed: &[],
     paginated: true,
+    rollups: &[],
     integers_strict: false,
     origin: Origin::Published(NationalFile {
         name: "region_traffic_by_road_type.csv",
@@ -739,6 +787,7 @@ pub static REGION_TRAFFIC_BY_VEHICLE_TYPE: Dataset = Dataset {
     own_values: false,
     unindexed: &[],
     paginated: true,
+    rollups: &[],
     integers_strict: false,
     origin: Origin::Published(NationalFile {
         name: "region_traffic_by_vehicle_type.csv",
@@ -782,6 +831,7 @@ pub static COUNTRIES: Dataset = Dataset {
     own_values: false,
     unindexed: &[],
     paginated: false,
+    rollups: &[],
     integers_strict: true,
     origin: Origin::Derived(Derivation::Countries),
     completion: None,
@@ -807,6 +857,7 @@ pub static REGIONS: Dataset = Dataset {
     own_values: false,
     unindexed: &[],
     paginated: false,
+    rollups: &[],
     integers_strict: true,
     origin: Origin::Derived(Derivation::Regions),
     completion: None,
@@ -833,6 +884,7 @@ pub static LOCAL_AUTHORITIES: Dataset = Dataset {
     own_values: false,
     unindexed: &[],
     paginated: false,
+    rollups: &[],
     integers_strict: true,
     origin: Origin::Derived(Derivation::LocalAuthorities),
     completion: None,

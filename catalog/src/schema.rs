@@ -12,7 +12,8 @@ pub fn create_table(d: &Dataset) -> String {
     format!("CREATE TABLE {} ({})", d.table, cols.join(", "))
 }
 
-fn column_ddl(d: &Dataset, c: &Column) -> String {
+/// A column's definition in a table of the dataset (`CREATE TABLE`).
+pub fn column_ddl(d: &Dataset, c: &Column) -> String {
     if c.source == Source::Id {
         "id INTEGER PRIMARY KEY".to_string()
     } else if c.ty == ValueType::Text && d.is_filterable(c.name) {
@@ -71,6 +72,10 @@ pub fn create_all_tables() -> Vec<String> {
     let mut out: Vec<String> = DATASETS.iter().map(|d| create_table(d)).collect();
     out.extend(DATASETS.iter().filter_map(|d| create_runs_table(d)));
     out.extend(DATASETS.iter().filter_map(|d| create_own_values_table(d)));
+    for d in DATASETS {
+        let rollups = d.rollup_tables();
+        out.extend(rollups.map(|(table, r)| crate::totals::create_rollup_table(d, &table, r)));
+    }
     out.push(crate::places::CREATE_INDEX.to_string());
     out.push(CREATE_METADATA.to_string());
     out

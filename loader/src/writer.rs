@@ -140,7 +140,32 @@ fn complete(conn: &Connection, d: &Dataset) -> Result<(), LoadError> {
     }
     let seconds = started.elapsed().as_secs_f64();
     log::info!("indexes of {}: {seconds:.1} s", d.table);
+    fill_rollups(conn, d)?;
     rendered::write_own_values(conn, d)
+}
+
+/// Fills the dataset's tables of totals (`catalog::totals`). One whose sums overflow 64-bit
+/// integers (only hostile files hold such counts) is left empty, and a summary then reads
+/// the table, where it is refused as too large to add up exactly.
+fn fill_rollups(conn: &Connection, d: &Dataset) -> Result<(), LoadError> {
+    let started = Instant::now();
+    for (table, rollup) in d.rollup_tables() {
+        let fill = catalog::totals::fill_rollup(d, &table, rollup);
+        conn.execute_batch("SAVEPOINT rollup")?;
+        match conn.execute_batch(&fill) {
+            Ok(()) => conn.execute_batch("RELEASE rollup")?,
+            Err(e) if e.to_string().contains("integer overflow") => {
+                log::warn!("{table} left empty: its sums overflow 64-bit integers");
+                conn.execute_batch("ROLLBACK TO rollup; RELEASE rollup")?;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if !d.rollups.is_empty() {
+        let seconds = started.elapsed().as_secs_f64();
+        log::info!("totals of {}: {seconds:.2} s", d.table);
+    }
+    Ok(())
 }
 
 /// The SQLite thread's work: everything it receives, in one transaction.

@@ -36,13 +36,17 @@ pub fn group_of(d: &Dataset) -> Group {
     tables.extend(d.runs_table());
     tables.extend(d.own_values_table());
     tables.push(record::rendered_table(d));
+    tables.extend(d.rollup_tables().map(|(table, _)| table));
     // A dataset that keeps own values holds each row twice: in its table, and as its runs
     // (the run columns, by id range) with its own values (every other stored column, by id).
     // Those two are the smaller (raw counts: 1 s to hash, against 4.8 s for the table), and
     // determine the table's rows and ids, which the loader writes from the same values.
     let whole_elsewhere = d.own_values_table().is_some() && d.runs_table().is_some();
+    // The rollups are made from the table alone: they follow its hash.
+    let rollups: Vec<String> = d.rollup_tables().map(|(table, _)| table).collect();
     let hashed = (tables.iter())
         .filter(|t| !(whole_elsewhere && t.as_str() == d.table))
+        .filter(|t| !rollups.contains(t))
         .cloned()
         .collect();
     Group {

@@ -48,6 +48,7 @@ pub mod spatial;
 mod startup;
 mod state;
 mod stream;
+mod totals;
 
 pub use configuration::{Config, DEFAULT_DB, SAMPLE_DIR, SAMPLE_RELEASE};
 pub use shutdown::serve_until_stopped;

@@ -30,7 +30,7 @@ pub use filter_sets::FilterSets;
 pub use format::{Endpoint, Format};
 
 pub use paging::{Pager, RowQuery, Window};
-pub use params::{filter_condition, Condition, ListRequest, Range, DEFAULT_PAGE_SIZE};
+pub use params::{conditions, filter_condition, Condition, ListRequest, Range, DEFAULT_PAGE_SIZE};
 pub use plan::Plan;
 pub use records::{Distance, JsonRecord};
 pub use revisions::{Kept, RevisionsRequest, DEFAULT_KEYS, REVISIONS};

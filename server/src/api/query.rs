@@ -145,6 +145,24 @@ pub fn parse(query: &str) -> Params {
     params
 }
 
+/// Every value given for `name` in a raw query string, in order: `name=`, `name[]=` and
+/// `name[i]=` alike, each decoded and trimmed. For the parameters that take a repeated name as
+/// a list (PHP's parsing keeps only the last).
+pub fn values(raw: &str, name: &str) -> Vec<String> {
+    let named = |key: &str| {
+        let key = url_decode(key);
+        let rest = key.strip_prefix(name)?;
+        let plain = rest.is_empty();
+        let indexed = rest.starts_with('[') && rest.ends_with(']') && !rest[1..].contains('[');
+        Some(()).filter(|_| plain || indexed)
+    };
+    (raw.split('&').take(MAX_VARS))
+        .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
+        .filter(|(k, _)| named(k).is_some())
+        .map(|(_, v)| url_decode(v).trim().to_string())
+        .collect()
+}
+
 pub fn get<'a>(params: &'a Params, key: &str) -> Option<&'a Param> {
     params.iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }

@@ -11,7 +11,7 @@ pub mod store;
 mod write;
 
 pub use page::page;
-pub use write::{export, Export};
+pub use write::{export, text as csv_text, Export};
 
 use roadtraffic_catalog::{Dataset, NationalFile, Splits, DATASETS};
 

@@ -123,7 +123,7 @@ fn write_cell(
 
 /// Text, quoted as the layout says; a quote inside is doubled. Where needed is where PHP's
 /// `fputcsv` (DfT's) quotes: a comma, a quote, a backslash, a space, a tab or a line end.
-fn text(out: &mut Vec<u8>, t: &[u8], quoting: Quoting) {
+pub fn text(out: &mut Vec<u8>, t: &[u8], quoting: Quoting) {
     let needs = quoting == Quoting::AllText
         || t.iter()
             .any(|b| matches!(b, b' ' | b',' | b'"' | b'\\' | b'\t' | b'\n' | b'\r'));

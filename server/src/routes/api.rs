@@ -79,6 +79,46 @@ pub async fn list(
     })
 }
 
+/// A whole answer of `release` (JSON, CSV...), known by `key` (the request in a form that
+/// determines it): its tag and `304`, the body kept for it, or `make`'s on the blocking pool
+/// (after a heavy permit for `rows` rows) then kept. What a question that is not a listing
+/// answers through.
+pub async fn whole_answer(
+    req: &HttpRequest,
+    state: &AppState,
+    release: Arc<Release>,
+    key: String,
+    content_type: &'static str,
+    rows: i64,
+    make: impl FnOnce(&Release) -> Result<Vec<u8>, ApiError> + Send + 'static,
+) -> Result<HttpResponse, ApiError> {
+    let encoding = Encoding::negotiate(req, state.config.compress);
+    let etag = etag(&release, &key, encoding);
+    if matches_etag(req, &etag) {
+        return Ok(HttpResponse::NotModified()
+            .insert_header((header::ETAG, etag))
+            .finish());
+    }
+    let head = Head {
+        content_type,
+        etag,
+        vary_accept: false,
+    };
+    let responses = state.responses(&release);
+    if let Some(body) = kept(&responses, &key, encoding).await? {
+        return Ok(whole(body, encoding, head));
+    }
+    let permit = state.heavy_permit(rows).await?;
+    let body = web::block(move || {
+        let _permit = permit;
+        make(&release)
+    })
+    .await
+    .map_err(ApiError::internal)??;
+    let (body, encoding) = keep(responses, key, body, encoding).await?;
+    Ok(whole(body, encoding, head))
+}
+
 /// The body kept for `key` in `encoding`, or made from the plain body kept for it. Encoding runs
 /// on the blocking pool: gzip or brotli of a page takes milliseconds, which on this thread
 /// would hold up every other connection of the worker.

@@ -1,7 +1,8 @@
 //! Which handler answers a request: the path parsed once by the route table (`table`) into a
 //! [`Route`], and that value matched here to its handler: the API's listings (`api.rs`), their
 //! CSV and NDJSON forms and the downloads (`downloads.rs`), the revisions of their records
-//! across the kept releases (`revisions.rs`), the description (`description.rs`), what changed
+//! across the kept releases (`revisions.rs`), their facets and summaries (`totals.rs`), the
+//! description (`description.rs`), what changed
 //! between two releases (`changes.rs`), OGC API - Features (`ogc.rs`), the
 //! operator's endpoints (`ops.rs`),
 //! the website (`crate::site`). The route also gives the metric label and whether only GET
@@ -18,6 +19,7 @@ mod ops;
 mod releases;
 mod revisions;
 pub mod table;
+mod totals;
 
 use std::sync::Arc;
 
@@ -145,6 +147,10 @@ async fn handle(
         }
         Route::Listing(e, _) => downloads::listing(req, state, release, e.dataset, e.format).await,
         Route::Revisions(e) => revisions::answer(req, state, e.dataset).await,
+        Route::Facets(e) => totals::facets(req, state, release, e.dataset).await,
+        Route::Summary(e, format) => {
+            totals::summary(req, state, release, e.dataset, format).await
+        }
         Route::ApiHome | Route::DocsMoved => Ok(see_other(&format!("{}/docs", served.prefix))),
         Route::OpenApi => description::openapi(req, state, &router.description),
         Route::Changes => changes::answer(req, state, &pin, release).await,

@@ -18,6 +18,7 @@ use crate::configuration::Config;
 use crate::ogc::{self, Resource};
 use crate::ops::metrics::Label;
 use crate::site::Page;
+use crate::totals::SummaryFormat;
 
 /// What a request is for.
 #[derive(Debug, Clone)]
@@ -31,6 +32,10 @@ pub enum Route {
     /// `<endpoint>/revisions`: each matching record's natural key, with its record in every
     /// kept release (a JSON listing whose dataset has a natural key: `Endpoint::has_revisions`).
     Revisions(Endpoint),
+    /// `<endpoint>/facets`: value counts under the listing's filters (a paginated listing).
+    Facets(Endpoint),
+    /// `<endpoint>/summary`, `.csv`, `.ndjson`: rows per group under the listing's filters.
+    Summary(Endpoint, SummaryFormat),
     /// The API's base path itself: a person finds the docs.
     ApiHome,
     OpenApi,
@@ -98,6 +103,10 @@ const PREFIXES: &[(&str, RestOfPath)] = &[
 
 /// How the rest of a path after a prefix makes its route.
 type RestOfPath = fn(&str) -> Route;
+
+/// The last segment of a listing's facets, and of its summary (before its format's ending).
+pub const FACETS: &str = "facets";
+pub const SUMMARY: &str = "summary";
 
 /// The path under the API's base path of what changed with the release being served.
 pub const CHANGES_PATH: &str = "/releases/latest/changes";
@@ -211,7 +220,9 @@ impl RouteTable {
             _ if rest.trim_end_matches('/') == CHANGES_PATH => Route::Changes,
             _ => match self.endpoint(rest) {
                 Some(e) => Route::Listing(e, Envelope::Laravel),
-                None => self.revisions(rest).unwrap_or(Route::ApiUnknown),
+                None => (self.revisions(rest))
+                    .or_else(|| self.totals(rest))
+                    .unwrap_or(Route::ApiUnknown),
             },
         }
     }
@@ -222,6 +233,22 @@ impl RouteTable {
         let listing = rest.strip_suffix(REVISIONS)?;
         let e = self.by_path.get(listing).filter(|e| e.has_revisions())?;
         Some(Route::Revisions(*e))
+    }
+
+    /// `<endpoint>/facets` and `<endpoint>/summary[.csv|.ndjson]` (one trailing `/` the
+    /// same), for a paginated listing.
+    fn totals(&self, rest: &str) -> Option<Route> {
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        let (listing, last) = rest.rsplit_once('/')?;
+        let e = (self.by_path.get(listing))
+            .filter(|e| e.format == Format::Json && e.dataset.paginated)?;
+        if last == FACETS {
+            return Some(Route::Facets(*e));
+        }
+        let format = SummaryFormat::ALL
+            .into_iter()
+            .find(|f| last.strip_prefix(SUMMARY) == Some(f.suffix()))?;
+        Some(Route::Summary(*e, format))
     }
 
     /// The endpoint at a path under a base path; one trailing `/` is the same endpoint.
@@ -253,6 +280,17 @@ impl RouteTable {
                 self.base,
                 e.own_path()
             ))),
+            Route::Facets(e) => Label::Template(Cow::Owned(format!(
+                "{}{}/{FACETS}",
+                self.base,
+                e.own_path()
+            ))),
+            Route::Summary(e, format) => Label::Template(Cow::Owned(format!(
+                "{}{}/{SUMMARY}{}",
+                self.base,
+                e.own_path(),
+                format.suffix()
+            ))),
             Route::Ogc(resource) => Label::Template(Cow::Borrowed(resource.template())),
             _ => Label::Section(first_segment(path)),
         }
@@ -279,6 +317,8 @@ impl Route {
             self,
             Route::Listing(..)
                 | Route::Revisions(_)
+                | Route::Facets(_)
+                | Route::Summary(..)
                 | Route::ApiHome
                 | Route::OpenApi
                 | Route::Changes
@@ -297,7 +337,11 @@ impl Route {
     pub fn immutable_when_named(&self) -> bool {
         matches!(
             self,
-            Route::Listing(..) | Route::Download(_) | Route::Changes
+            Route::Listing(..)
+                | Route::Facets(_)
+                | Route::Summary(..)
+                | Route::Download(_)
+                | Route::Changes
         )
     }
 
@@ -358,6 +402,8 @@ mod tests {
         match table().route(path) {
             Route::Listing(e, envelope) => format!("Listing {} {envelope:?}", e.path()),
             Route::Revisions(e) => format!("Revisions({:?})", e.path()),
+            Route::Facets(e) => format!("Facets({:?})", e.path()),
+            Route::Summary(e, f) => format!("Summary({:?}, {f:?})", e.path()),
             other => format!("{other:?}"),
         }
     }
@@ -386,6 +432,22 @@ mod tests {
             ("/api/count-points.csv/revisions", "ApiUnknown"),
             ("/api/regions/revisions", "ApiUnknown"),
             ("/api/count-points/revisions/x", "ApiUnknown"),
+            ("/api/raw-counts/facets", "Facets(\"/raw-counts\")"),
+            ("/api/raw-counts/facets/", "Facets(\"/raw-counts\")"),
+            ("/api/raw-counts.csv/facets", "ApiUnknown"),
+            ("/api/regions/facets", "ApiUnknown"),
+            ("/api/raw-counts/summary", "Summary(\"/raw-counts\", Json)"),
+            (
+                "/api/traffic/local-authorities/summary.csv",
+                "Summary(\"/traffic/local-authorities\", Csv)",
+            ),
+            ("/api/aadf/summary.ndjson", "ApiUnknown"),
+            (
+                "/api/average-annual-daily-flow/summary.ndjson/",
+                "Summary(\"/average-annual-daily-flow\", Ndjson)",
+            ),
+            ("/api/raw-counts/summary.parquet", "ApiUnknown"),
+            ("/api/raw-counts/summaryx", "ApiUnknown"),
             (
                 "/api/count-points.csv/",
                 "Listing /count-points.csv Laravel",

@@ -1,0 +1,137 @@
+//! What a dataset's totals are made of, from its declaration alone: the columns its records
+//! can be counted by (facets, summary groups), the columns that can be added up (measures),
+//! and the small tables of totals the loader keeps so that a national summary reads thousands
+//! of rows rather than millions (`Dataset::rollups`).
+//!
+//! A rollup table `<table>_totals_<name>` holds one row per combination of its `by` columns
+//! that the table holds: the combination, `records` (how many rows have it), and for each
+//! measure `m`: `sum_m`, `count_m` (rows where it is not empty), `min_m` and `max_m`. Any
+//! summary whose filters and groups are all among the `by` columns is the same summary of the
+//! rollup: counts and sums add up, minima and maxima of minima and maxima, averages are sums
+//! over counts.
+
+use crate::schema::column_ddl;
+use crate::{Column, Dataset, Domain, Source, ValueType};
+
+/// A table of totals kept at load time (see the module's documentation).
+#[derive(Debug)]
+pub struct Rollup {
+    /// The table's name after `<table>_totals_` (an interface: scripts may query it).
+    pub name: &'static str,
+    /// The columns it is kept by, each a stored column of the dataset.
+    pub by: &'static [&'static str],
+}
+
+/// The rollup column holding the number of rows of each combination.
+pub const RECORDS: &str = "records";
+
+/// What a rollup keeps of each measure, as `<stat>_<measure>`: its sum, how many rows hold a
+/// value, its minimum and maximum.
+pub const STATS: [&str; 4] = ["sum", "count", "min", "max"];
+
+impl Dataset {
+    /// The columns its records can be counted by and grouped by: every filter that is a
+    /// stored column, but the id (one record each).
+    pub fn facet_columns(&self) -> impl Iterator<Item = &'static Column> + Clone + '_ {
+        self.filters
+            .iter()
+            .filter_map(|f| self.filter_column(f))
+            .filter(|c| c.source != Source::Id)
+    }
+
+    /// The columns a summary can add up: counts and measured numbers (not ids, years,
+    /// coordinates or decimal text).
+    pub fn measure_columns(&self) -> impl Iterator<Item = &'static Column> + Clone + '_ {
+        self.stored_columns().filter(|c| is_measure(c))
+    }
+
+    /// Each rollup with its table's name.
+    pub fn rollup_tables(&self) -> impl Iterator<Item = (String, &'static Rollup)> + '_ {
+        self.rollups
+            .iter()
+            .map(move |r| (format!("{}_totals_{}", self.table, r.name), r))
+    }
+}
+
+fn is_measure(c: &Column) -> bool {
+    let numeric = matches!(c.ty, ValueType::Integer | ValueType::Number);
+    numeric && matches!(c.domain, Domain::Count | Domain::Decimal { .. })
+}
+
+/// The name of a rollup's column of one statistic of a measure.
+pub fn stat_column(stat: &str, measure: &str) -> String {
+    format!("{stat}_{measure}")
+}
+
+/// `CREATE TABLE` of a rollup: its `by` columns typed (and collated) as in the dataset's
+/// table, so that a filter compares the same way in both.
+pub fn create_rollup_table(d: &Dataset, table: &str, rollup: &Rollup) -> String {
+    let mut columns: Vec<String> = (rollup.by.iter())
+        .map(|name| column_ddl(d, d.column(name).expect("rollup column")))
+        .collect();
+    columns.push(format!("{RECORDS} INTEGER NOT NULL"));
+    for m in d.measure_columns() {
+        for stat in STATS {
+            let ty = match stat {
+                "count" => ValueType::Integer,
+                _ => m.ty,
+            };
+            columns.push(format!("{} {}", stat_column(stat, m.name), ty.sql()));
+        }
+    }
+    format!("CREATE TABLE {table} ({})", columns.join(", "))
+}
+
+/// The statement that fills a rollup from its dataset's final table.
+pub fn fill_rollup(d: &Dataset, table: &str, rollup: &Rollup) -> String {
+    let by = rollup.by.join(", ");
+    let mut stats = vec!["count(*)".to_string()];
+    for m in d.measure_columns() {
+        stats.extend(STATS.iter().map(|stat| format!("{stat}({})", m.name)));
+    }
+    format!(
+        "INSERT INTO {table} SELECT {by}, {} FROM {} GROUP BY {by}",
+        stats.join(", "),
+        d.table
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AADF, COUNT_POINTS, DATASETS, RAW_COUNTS};
+
+    #[test]
+    fn rollups_are_kept_by_facet_columns() {
+        for d in DATASETS {
+            for (_, r) in d.rollup_tables() {
+                for c in r.by {
+                    assert!(d.facet_columns().any(|f| f.name == *c), "{}: {c}", d.table);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn measures_are_the_counts_not_the_ids() {
+        let names: Vec<&str> = AADF.measure_columns().map(|c| c.name).collect();
+        assert_eq!(names.first(), Some(&"pedal_cycles"));
+        assert_eq!(names.last(), Some(&"all_motor_vehicles"));
+        assert!(!names.contains(&"year") && !names.contains(&"easting"));
+        assert_eq!(COUNT_POINTS.measure_columns().count(), 0);
+        let facets: Vec<&str> = RAW_COUNTS.facet_columns().map(|c| c.name).collect();
+        assert!(facets.contains(&"hour") && !facets.contains(&"id"));
+    }
+
+    #[test]
+    fn rollups_build_in_sqlite() {
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        for d in DATASETS {
+            db.execute_batch(&crate::schema::create_table(d)).unwrap();
+            for (table, r) in d.rollup_tables() {
+                db.execute_batch(&create_rollup_table(d, &table, r)).unwrap();
+                db.execute_batch(&fill_rollup(d, &table, r)).unwrap();
+            }
+        }
+    }
+}

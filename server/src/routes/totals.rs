@@ -1,0 +1,93 @@
+//! `<base-path>/<endpoint>/facets` and `<base-path>/<endpoint>/summary[.csv|.ndjson]` (and the
+//! same under `/releases/{name}`): the question checked (`totals::Facets`, `totals::Summary`),
+//! answered on the blocking pool under the query time limit, kept in the release's response
+//! cache and tagged as a listing is. A question that reads the table's rows (no table of
+//! totals answers it) waits for a heavy permit, as a big page does.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::{web, HttpRequest, HttpResponse};
+
+use roadtraffic_catalog::Dataset;
+
+use super::answers::public_base;
+use super::api::whole_answer;
+use crate::api::query;
+use crate::error::ApiError;
+use crate::release::Release;
+use crate::state::AppState;
+use crate::totals::{Facets, Rollups, Source, Summary, SummaryFormat};
+
+pub async fn facets(
+    req: &HttpRequest,
+    state: &AppState,
+    release: Arc<Release>,
+    dataset: &'static Dataset,
+) -> Result<HttpResponse, ApiError> {
+    let raw = req.query_string();
+    let question = Facets::parse(dataset, &query::parse(raw), raw)?;
+    let rollups = rollups(&release).await?;
+    let reads_rows = (question.columns.iter()).any(|c| {
+        let one = std::slice::from_ref(c);
+        Source::choose(dataset, &question.conditions, one, false, &rollups).reads_rows()
+    });
+    let time_limit = Duration::from_millis(state.config.query_timeout);
+    let rows = heavy_rows(&release, dataset, reads_rows);
+    whole_answer(req, state, release, key(req, state), "application/json", rows, move |release| {
+        let conn = release.timed_connection(time_limit)?;
+        let facets = question.run(&conn, &rollups)?;
+        Ok(crate::totals::facets_json(&facets))
+    })
+    .await
+}
+
+pub async fn summary(
+    req: &HttpRequest,
+    state: &AppState,
+    release: Arc<Release>,
+    dataset: &'static Dataset,
+    format: SummaryFormat,
+) -> Result<HttpResponse, ApiError> {
+    let raw = req.query_string();
+    let question = Summary::parse(dataset, &query::parse(raw), raw)?;
+    let rollups = rollups(&release).await?;
+    let reads_rows = question.source(&rollups).reads_rows();
+    let time_limit = Duration::from_millis(state.config.query_timeout);
+    let rows = heavy_rows(&release, dataset, reads_rows);
+    let content_type = format.content_type();
+    whole_answer(req, state, release, key(req, state), content_type, rows, move |release| {
+        let conn = release.timed_connection(time_limit)?;
+        let summary = question.run(&conn, &rollups)?;
+        Ok(format.write(&summary))
+    })
+    .await
+}
+
+/// The release's tables of totals, learnt on its first question (on the blocking pool: it
+/// counts their rows).
+async fn rollups(release: &Arc<Release>) -> Result<Arc<Rollups>, ApiError> {
+    if let Some(known) = release.kept.get::<Rollups>() {
+        return Ok(known);
+    }
+    let release = release.clone();
+    web::block(move || Rollups::of(&release))
+        .await
+        .map_err(ApiError::internal)?
+}
+
+/// The rows a question may read, for its heavy permit: the table's, when it reads them.
+fn heavy_rows(release: &Release, dataset: &Dataset, reads_rows: bool) -> i64 {
+    match reads_rows {
+        true => release.rows(dataset.table).0,
+        false => 0,
+    }
+}
+
+/// The question as its response is known by: its URL and query string as given (the path
+/// names the release, the endpoint and the form).
+fn key(req: &HttpRequest, state: &AppState) -> String {
+    let base = public_base(req, state.config.public_url.as_deref());
+    let path = req.path().trim_end_matches('/');
+    format!("{base}{path}?{}", req.query_string())
+}

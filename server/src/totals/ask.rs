@@ -1,0 +1,277 @@
+//! A facet or summary question checked against the catalogue: the listing's filters, then
+//! which columns to count or group by, which measures, in which order. Anything wrong is a 400
+//! that names the parameter and lists what it allows.
+
+use roadtraffic_catalog::{Column, Dataset};
+
+use crate::api::query::{self, Param, Params};
+use crate::api::Condition;
+use crate::error::ApiError;
+
+/// Values listed per facet when `facet_size` is not given.
+pub const DEFAULT_FACET_SIZE: usize = 30;
+/// The largest `facet_size`.
+pub const MAX_FACET_SIZE: usize = 1_000;
+/// The most `group_by` columns a summary takes.
+pub const MAX_GROUP_BY: usize = 5;
+/// The most rows a summary returns (and the largest `limit`): more groups than this is a 400.
+pub const MAX_SUMMARY_ROWS: usize = 10_000;
+/// Averages are rounded to this many decimal places (half away from zero).
+pub const AVG_DECIMALS: u32 = 3;
+
+/// `facets`: each column's values under the filters.
+#[derive(Debug)]
+pub struct Facets {
+    pub dataset: &'static Dataset,
+    pub conditions: Vec<Condition>,
+    pub columns: Vec<&'static Column>,
+    /// Values listed per column.
+    pub size: usize,
+}
+
+/// What a summary computes of a measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stat {
+    Sum,
+    Avg,
+    Min,
+    Max,
+}
+
+impl Stat {
+    /// In the order a summary's row gives them.
+    pub const ALL: [Stat; 4] = [Stat::Sum, Stat::Avg, Stat::Min, Stat::Max];
+
+    /// Its parameter, and its output column's prefix.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stat::Sum => "sum",
+            Stat::Avg => "avg",
+            Stat::Min => "min",
+            Stat::Max => "max",
+        }
+    }
+}
+
+/// One aggregate asked of a summary: `sum_all_motor_vehicles`.
+#[derive(Debug, Clone, Copy)]
+pub struct Measure {
+    pub stat: Stat,
+    pub column: &'static Column,
+}
+
+impl Measure {
+    /// Its output column: `<stat>_<column>`.
+    pub fn name(&self) -> String {
+        format!("{}_{}", self.stat.name(), self.column.name)
+    }
+}
+
+/// What a summary's rows are ordered by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    /// The n-th `group_by` column.
+    Group(usize),
+    Count,
+    /// The n-th measure.
+    Measure(usize),
+}
+
+/// `summary`: rows per group.
+#[derive(Debug)]
+pub struct Summary {
+    pub dataset: &'static Dataset,
+    pub conditions: Vec<Condition>,
+    pub group_by: Vec<&'static Column>,
+    /// Sums first, then averages, minima and maxima, each in the order listed.
+    pub measures: Vec<Measure>,
+    /// (key, descending); the group keys in order follow, as ties.
+    pub sort: Vec<(Key, bool)>,
+    /// At most this many rows (the first, in order); without it, more than
+    /// [`MAX_SUMMARY_ROWS`] is refused.
+    pub limit: Option<usize>,
+}
+
+fn bad(message: String) -> ApiError {
+    ApiError::BadRequest(message)
+}
+
+/// A list parameter's names: repeated (`facet=a&facet=b`, `facet[]=a`) or comma-separated;
+/// `None` when not given, a 400 when given with nothing in it.
+fn listed(raw: &str, name: &str, allowed: &[&str]) -> Result<Option<Vec<String>>, ApiError> {
+    let values = query::values(raw, name);
+    if values.is_empty() {
+        return Ok(None);
+    }
+    let mut names: Vec<String> = Vec::new();
+    for v in values.iter().flat_map(|v| v.split(',')).map(str::trim) {
+        if !v.is_empty() && !names.iter().any(|n| n == v) {
+            names.push(v.to_string());
+        }
+    }
+    if names.is_empty() {
+        return Err(bad(format!(
+            "The {name} parameter is empty. Allowed {name} value(s) are `{}`.",
+            allowed.join(", ")
+        )));
+    }
+    Ok(Some(names))
+}
+
+/// The catalogue's columns of a list parameter: each name among `allowed`, or a 400 that
+/// names the others and lists the allowed.
+fn columns_of(
+    name: &str,
+    names: &[String],
+    allowed: &[&'static Column],
+    why: &str,
+) -> Result<Vec<&'static Column>, ApiError> {
+    let found = |n: &str| allowed.iter().copied().find(|c| c.name == n);
+    let unknown: Vec<&str> = (names.iter())
+        .map(String::as_str)
+        .filter(|n| found(n).is_none())
+        .collect();
+    if !unknown.is_empty() {
+        let allowed: Vec<&str> = allowed.iter().map(|c| c.name).collect();
+        return Err(bad(format!(
+            "Requested {name} column(s) `{}` are not allowed{why}. Allowed {name} column(s) are `{}`.",
+            unknown.join(", "),
+            allowed.join(", ")
+        )));
+    }
+    Ok(names.iter().filter_map(|n| found(n)).collect())
+}
+
+/// A whole-number parameter from 1 to `max` (PHP's last value), or `default` when absent or
+/// empty.
+fn whole(params: &Params, name: &str, max: usize) -> Result<Option<usize>, ApiError> {
+    let text = match query::get(params, name) {
+        None => return Ok(None),
+        Some(Param::Text(t)) if t.is_empty() => return Ok(None),
+        Some(Param::Text(t)) => t.as_str(),
+        Some(Param::Map(_)) => "[...]",
+    };
+    (text.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| text.parse::<usize>().ok())
+        .flatten()
+        .filter(|n| (1..=max).contains(n))
+        .map(Some)
+        .ok_or_else(|| {
+            bad(format!(
+                "{name} must be an integer from 1 to {max}, not `{text}`."
+            ))
+        })
+}
+
+impl Facets {
+    pub fn parse(d: &'static Dataset, params: &Params, raw: &str) -> Result<Self, ApiError> {
+        let allowed: Vec<&'static Column> = d.facet_columns().collect();
+        let names: Vec<&str> = allowed.iter().map(|c| c.name).collect();
+        let asked = listed(raw, "facet", &names)?.ok_or_else(|| {
+            bad(format!(
+                "The facet parameter names the column(s) to count the values of. Allowed facet column(s) are `{}`.",
+                names.join(", ")
+            ))
+        })?;
+        Ok(Facets {
+            dataset: d,
+            conditions: crate::api::conditions(d, params)?,
+            columns: columns_of("facet", &asked, &allowed, "")?,
+            size: whole(params, "facet_size", MAX_FACET_SIZE)?.unwrap_or(DEFAULT_FACET_SIZE),
+        })
+    }
+}
+
+impl Summary {
+    pub fn parse(d: &'static Dataset, params: &Params, raw: &str) -> Result<Self, ApiError> {
+        let groupable: Vec<&'static Column> = d.facet_columns().collect();
+        let names: Vec<&str> = groupable.iter().map(|c| c.name).collect();
+        let group_by = match listed(raw, "group_by", &names)? {
+            Some(asked) => columns_of("group_by", &asked, &groupable, "")?,
+            None => Vec::new(),
+        };
+        if group_by.len() > MAX_GROUP_BY {
+            return Err(bad(format!(
+                "At most {MAX_GROUP_BY} group_by columns can be given, not {}.",
+                group_by.len()
+            )));
+        }
+        let measures = measures(d, raw)?;
+        let mut summary = Summary {
+            dataset: d,
+            conditions: crate::api::conditions(d, params)?,
+            group_by,
+            measures,
+            sort: Vec::new(),
+            limit: whole(params, "limit", MAX_SUMMARY_ROWS)?,
+        };
+        summary.sort = summary.sort_keys(params)?;
+        Ok(summary)
+    }
+
+    /// Its output columns, in order: the group keys, `count`, the measures.
+    pub fn output_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.group_by.iter().map(|c| c.name.to_string()).collect();
+        names.push("count".to_string());
+        names.extend(self.measures.iter().map(Measure::name));
+        names
+    }
+
+    /// `sort=-sum_all_motor_vehicles,year`: any output column, `-` for descending.
+    fn sort_keys(&self, params: &Params) -> Result<Vec<(Key, bool)>, ApiError> {
+        let Some(p) = query::get(params, "sort") else {
+            return Ok(Vec::new());
+        };
+        let Param::Text(text) = p else {
+            return Err(bad("The sort parameter must be a comma-separated list.".into()));
+        };
+        let names = self.output_names();
+        let key_of = |name: &str| {
+            let at = names.iter().position(|n| n == name)?;
+            let groups = self.group_by.len();
+            Some(match at {
+                i if i < groups => Key::Group(i),
+                i if i == groups => Key::Count,
+                i => Key::Measure(i - groups - 1),
+            })
+        };
+        let (mut keys, mut unknown) = (Vec::new(), Vec::new());
+        for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (name, desc) = match item.strip_prefix('-') {
+                Some(n) => (n, true),
+                None => (item.strip_prefix('+').unwrap_or(item), false),
+            };
+            match key_of(name) {
+                Some(key) => keys.push((key, desc)),
+                None => unknown.push(name),
+            }
+        }
+        if !unknown.is_empty() {
+            return Err(bad(format!(
+                "Requested sort(s) `{}` is not allowed. Allowed sort(s) are `{}`.",
+                unknown.join(", "),
+                names.join(", ")
+            )));
+        }
+        Ok(keys)
+    }
+}
+
+/// `sum=`, `avg=`, `min=`, `max=`: measures of the catalogue, sums first.
+fn measures(d: &'static Dataset, raw: &str) -> Result<Vec<Measure>, ApiError> {
+    let allowed: Vec<&'static Column> = d.measure_columns().collect();
+    let names: Vec<&str> = allowed.iter().map(|c| c.name).collect();
+    let mut out = Vec::new();
+    for stat in Stat::ALL {
+        let Some(asked) = listed(raw, stat.name(), &names)? else {
+            continue;
+        };
+        let why = match allowed.is_empty() {
+            true => ": this dataset has no numeric columns",
+            false => ": only numeric columns are added up",
+        };
+        let columns = columns_of(stat.name(), &asked, &allowed, why)?;
+        out.extend(columns.into_iter().map(|column| Measure { stat, column }));
+    }
+    Ok(out)
+}

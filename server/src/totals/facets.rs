@@ -1,0 +1,85 @@
+//! Facets run: per column, one statement counting its values under the filters, each from its
+//! own smallest source, largest count first, ties by value, one past the size to know whether
+//! the list was cut.
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::Connection;
+
+use roadtraffic_catalog::json;
+
+use super::ask::Facets;
+use super::source::{each_row, Rollups, Source};
+use crate::error::ApiError;
+
+/// One column's values and counts.
+pub struct Facet {
+    pub column: &'static str,
+    pub values: Vec<(SqlValue, i64)>,
+    pub truncated: bool,
+    /// The source that answered (`Source::name`).
+    pub source: &'static str,
+}
+
+impl Facets {
+    /// Counts each column's values, in the order asked.
+    pub fn run(&self, conn: &Connection, rollups: &Rollups) -> Result<Vec<Facet>, ApiError> {
+        let mut out = Vec::with_capacity(self.columns.len());
+        for column in &self.columns {
+            let source = Source::choose(
+                self.dataset,
+                &self.conditions,
+                std::slice::from_ref(column),
+                false,
+                rollups,
+            );
+            let (from, args) = source.from_where(self.dataset, &self.conditions);
+            let sql = format!(
+                "SELECT {} AS v, {} AS n FROM {from} GROUP BY v ORDER BY n DESC, v LIMIT {}",
+                source.column(column),
+                source.records(),
+                self.size + 1
+            );
+            let mut values = Vec::new();
+            each_row(conn, &sql, &args, |r| {
+                values.push((r.get(0)?, r.get(1)?));
+                Ok(())
+            })?;
+            let truncated = values.len() > self.size;
+            values.truncate(self.size);
+            out.push(Facet {
+                column: column.name,
+                values,
+                truncated,
+                source: source.name(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// `{"facets":{"year":{"values":[{"value":2019,"count":1200},...],"truncated":false},...}}`
+pub fn write_json(facets: &[Facet]) -> Vec<u8> {
+    let mut out = b"{\"facets\":{".to_vec();
+    for (i, facet) in facets.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        json::string(&mut out, facet.column);
+        out.extend_from_slice(b":{\"values\":[");
+        for (j, (value, count)) in facet.values.iter().enumerate() {
+            if j > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"value\":");
+            json::value(&mut out, value.into());
+            out.extend_from_slice(b",\"count\":");
+            json::int(&mut out, *count);
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"],\"truncated\":");
+        out.extend_from_slice(if facet.truncated { b"true" } else { b"false" });
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"}}");
+    out
+}

@@ -1,0 +1,220 @@
+//! Where a question is answered from: the smallest source that gives the same answer as the
+//! dataset's table.
+//!
+//! 1. A table of totals (`roadtraffic_catalog::totals`), when every filter and every column
+//!    counted or grouped by is one of its columns: thousands of rows, for any measure.
+//! 2. The runs table (see `Dataset::run_columns`), when filters and columns are all run
+//!    columns and no measure is asked: a run of `last_id - first_id + 1` rows counts as many.
+//! 3. The table, through the listing's own SQL (`api::Plan`): indexes and runs where the
+//!    filters allow, the spatial index for an area.
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::Connection;
+
+use roadtraffic_catalog::totals::{stat_column, RECORDS};
+use roadtraffic_catalog::{Column, Dataset, DATASETS};
+
+use crate::api::{Condition, Envelope, ListRequest, Plan};
+use crate::error::ApiError;
+use crate::release::Release;
+
+/// The tables of totals of a release that hold its totals: each filled one, by dataset
+/// (kept with the release, learnt on its first question). A rollup left empty by the loader
+/// (its sums would overflow) is not used.
+pub struct Rollups(Vec<Usable>);
+
+struct Usable {
+    dataset: &'static str,
+    table: String,
+    by: &'static [&'static str],
+    rows: i64,
+}
+
+impl Rollups {
+    pub fn of(release: &Release) -> Result<std::sync::Arc<Rollups>, ApiError> {
+        release.kept.get_or_make(|| Rollups::read(release))
+    }
+
+    fn read(release: &Release) -> Result<Rollups, ApiError> {
+        let conn = release.connection()?;
+        let mut usable = Vec::new();
+        for d in DATASETS.iter() {
+            let table_rows = release.rows(d.table).0;
+            for (table, rollup) in d.rollup_tables() {
+                let sql = format!("SELECT count(*) FROM {table}");
+                // A file without it (an older schema's) answers from its tables.
+                let Ok(rows) = conn.query_row(&sql, [], |r| r.get::<_, i64>(0)) else {
+                    continue;
+                };
+                if rows > 0 || table_rows == 0 {
+                    let (dataset, by) = (d.table, rollup.by);
+                    usable.push(Usable {
+                        dataset,
+                        table,
+                        by,
+                        rows,
+                    });
+                }
+            }
+        }
+        Ok(Rollups(usable))
+    }
+}
+
+/// What a question reads.
+pub enum Source {
+    /// A table of totals, as `t`.
+    Rollup(String),
+    /// The runs table, as `u`.
+    Runs,
+    /// The dataset's table, through the listing's SQL.
+    Table { plan: Box<ListRequest>, joined: bool },
+}
+
+/// Whether every filter is on one of `columns` (or keeps nothing).
+fn filters_within(conditions: &[Condition], columns: &[&str]) -> bool {
+    conditions.iter().all(|c| match c {
+        Condition::In(col, _) => columns.contains(&col.name),
+        Condition::Nothing => true,
+        Condition::Within(..) | Condition::Range(_) => false,
+    })
+}
+
+impl Source {
+    /// The smallest source of a question on `columns` (counted or grouped by) under
+    /// `conditions`, with measures or not.
+    pub fn choose(
+        d: &'static Dataset,
+        conditions: &[Condition],
+        columns: &[&'static Column],
+        measures: bool,
+        rollups: &Rollups,
+    ) -> Source {
+        let fits = |by: &[&str]| {
+            filters_within(conditions, by) && columns.iter().all(|c| by.contains(&c.name))
+        };
+        let rollup = (rollups.0.iter())
+            .filter(|r| r.dataset == d.table && fits(r.by))
+            .min_by_key(|r| r.rows);
+        if let Some(r) = rollup {
+            return Source::Rollup(r.table.clone());
+        }
+        if !measures && d.runs_table().is_some() && fits(d.run_columns) {
+            return Source::Runs;
+        }
+        let plan = ListRequest {
+            dataset: d,
+            conditions: conditions.to_vec(),
+            sort: Vec::new(),
+            fields: Vec::new(),
+            page: None,
+            envelope: Envelope::Laravel,
+            features: None,
+        };
+        let joined = Plan(&plan).sql().joined;
+        Source::Table {
+            plan: Box::new(plan),
+            joined,
+        }
+    }
+
+    /// Whether it reads the dataset's rows themselves (a scan of them, at worst).
+    pub fn reads_rows(&self) -> bool {
+        matches!(self, Source::Table { .. })
+    }
+
+    /// FROM, WHERE and the arguments of the WHERE.
+    pub fn from_where(&self, d: &Dataset, conditions: &[Condition]) -> (String, Vec<SqlValue>) {
+        let (from, alias) = match self {
+            Source::Rollup(table) => (format!("{table} t"), "t"),
+            Source::Runs => (format!("{} u", d.runs_table().unwrap_or_default()), "u"),
+            Source::Table { plan, .. } => {
+                let sql = Plan(plan).sql();
+                return (format!("{}{}", sql.from, sql.where_sql(&[])), sql.args);
+            }
+        };
+        let mut terms = Vec::new();
+        let mut args = Vec::new();
+        for c in conditions {
+            match c {
+                Condition::In(col, values) => {
+                    let marks = vec!["?"; values.len()].join(",");
+                    terms.push(format!("{alias}.{} IN ({marks})", col.name));
+                    args.extend(values.iter().cloned());
+                }
+                _ => terms.push("0".to_string()),
+            }
+        }
+        match terms.is_empty() {
+            true => (from, args),
+            false => (format!("{from} WHERE {}", terms.join(" AND ")), args),
+        }
+    }
+
+    /// A column, as the query reads it.
+    pub fn column(&self, c: &Column) -> String {
+        match self {
+            Source::Rollup(_) => format!("t.{}", c.name),
+            Source::Runs => format!("u.{}", c.name),
+            Source::Table { plan, joined } => Plan(plan).column_named(c.name, *joined),
+        }
+    }
+
+    /// How many records a group holds.
+    pub fn records(&self) -> String {
+        match self {
+            Source::Rollup(_) => format!("sum(t.{RECORDS})"),
+            Source::Runs => "sum(u.last_id - u.first_id + 1)".to_string(),
+            Source::Table { .. } => "count(*)".to_string(),
+        }
+    }
+
+    /// A statistic of a measure over a group: `sum`, `count` (of values), `min`, `max`.
+    pub fn stat(&self, stat: &str, m: &Column) -> String {
+        match self {
+            Source::Rollup(_) => {
+                let of_parts = match stat {
+                    "sum" | "count" => "sum",
+                    other => other,
+                };
+                format!("{of_parts}(t.{})", stat_column(stat, m.name))
+            }
+            _ => format!("{stat}({})", self.column(m)),
+        }
+    }
+
+    /// A name for the logs and the tests: which source answered.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Source::Rollup(_) => "totals",
+            Source::Runs => "runs",
+            Source::Table { .. } => "table",
+        }
+    }
+}
+
+/// Runs `sql` and hands each row to `row`, a query error mapped as the API maps it, and a
+/// sum beyond 64 bits said in words.
+pub fn each_row(
+    conn: &Connection,
+    sql: &str,
+    args: &[SqlValue],
+    mut row: impl FnMut(&rusqlite::Row) -> Result<(), ApiError>,
+) -> Result<(), ApiError> {
+    let overflow = |e: rusqlite::Error| match e.to_string().contains("integer overflow") {
+        true => ApiError::BadRequest(
+            "A sum over these records is beyond 64-bit integers and cannot be given exactly: \
+             narrow the filters, group by more columns, or ask its avg."
+                .to_string(),
+        ),
+        false => ApiError::from(e),
+    };
+    let mut stmt = conn.prepare_cached(sql)?;
+    let mut rows = stmt
+        .query(rusqlite::params_from_iter(args.iter()))
+        .map_err(overflow)?;
+    while let Some(r) = rows.next().map_err(overflow)? {
+        row(r)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,206 @@
+//! A summary run: one SQL statement grouping its source (see `source`), then each row's
+//! averages made from its exact sums.
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::Connection;
+
+use super::ask::{Key, Stat, Summary, AVG_DECIMALS, MAX_SUMMARY_ROWS};
+use super::source::{each_row, Rollups, Source};
+use crate::error::ApiError;
+
+/// A value of a summary's row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// As SQLite gives it: a group key, a count, a sum, a minimum or maximum.
+    Value(SqlValue),
+    /// A decimal written as is: an average, rounded to [`AVG_DECIMALS`] places.
+    Decimal(String),
+}
+
+/// One group: its cells in the summary's output order (`Summary::output_names`).
+pub type SummaryRow = Vec<Cell>;
+
+/// A summary's answer.
+pub struct SummaryRows {
+    pub names: Vec<String>,
+    pub rows: Vec<SummaryRow>,
+    /// The source that answered (`Source::name`).
+    pub source: &'static str,
+}
+
+/// What the statement selects of a measure: its sum and how many values (for a sum or an
+/// average), or its minimum or maximum.
+fn selected(stat: Stat) -> &'static [&'static str] {
+    match stat {
+        Stat::Sum | Stat::Avg => &["sum", "count"],
+        Stat::Min => &["min"],
+        Stat::Max => &["max"],
+    }
+}
+
+impl Summary {
+    /// Where it is answered from.
+    pub fn source(&self, rollups: &Rollups) -> Source {
+        let measures = !self.measures.is_empty();
+        Source::choose(
+            self.dataset,
+            &self.conditions,
+            &self.group_by,
+            measures,
+            rollups,
+        )
+    }
+
+    /// The statement: `g0..` the keys, `n` the count, `m0_sum`, `m0_count`... each measure's
+    /// parts; grouped by the keys, in the asked order, one row past the cap.
+    pub fn sql(&self, source: &Source) -> (String, Vec<SqlValue>) {
+        let mut select: Vec<String> = (self.group_by.iter().enumerate())
+            .map(|(i, c)| format!("{} AS g{i}", source.column(c)))
+            .collect();
+        select.push(format!("{} AS n", source.records()));
+        for (i, m) in self.measures.iter().enumerate() {
+            for part in selected(m.stat) {
+                select.push(format!("{} AS m{i}_{part}", source.stat(part, m.column)));
+            }
+        }
+        let (from, args) = source.from_where(self.dataset, &self.conditions);
+        let groups: Vec<String> = (0..self.group_by.len()).map(|i| format!("g{i}")).collect();
+        let group_by = match groups.is_empty() {
+            true => String::new(),
+            false => format!(" GROUP BY {}", groups.join(", ")),
+        };
+        let mut order: Vec<String> = self.sort.iter().map(|(k, desc)| self.order_term(*k, *desc)).collect();
+        order.extend(groups);
+        let order_by = match order.is_empty() {
+            true => String::new(),
+            false => format!(" ORDER BY {}", order.join(", ")),
+        };
+        let limit = self.limit.unwrap_or(MAX_SUMMARY_ROWS + 1);
+        let sql = format!(
+            "SELECT {} FROM {from}{group_by}{order_by} LIMIT {limit}",
+            select.join(", ")
+        );
+        (sql, args)
+    }
+
+    fn order_term(&self, key: Key, desc: bool) -> String {
+        let term = match key {
+            Key::Group(i) => format!("g{i}"),
+            Key::Count => "n".to_string(),
+            Key::Measure(i) => match self.measures[i].stat {
+                Stat::Sum => format!("m{i}_sum"),
+                Stat::Avg => format!("m{i}_sum * 1.0 / m{i}_count"),
+                Stat::Min => format!("m{i}_min"),
+                Stat::Max => format!("m{i}_max"),
+            },
+        };
+        match desc {
+            true => format!("{term} DESC"),
+            false => term,
+        }
+    }
+
+    /// Runs it on `conn` (a connection under the time limit).
+    pub fn run(&self, conn: &Connection, rollups: &Rollups) -> Result<SummaryRows, ApiError> {
+        let source = self.source(rollups);
+        let (sql, args) = self.sql(&source);
+        let mut rows = Vec::new();
+        each_row(conn, &sql, &args, |r| {
+            rows.push(self.row(r)?);
+            Ok(())
+        })?;
+        // Without GROUP BY, SQLite gives its one row even over no records: a count of 0.
+        if self.limit.is_none() && rows.len() > MAX_SUMMARY_ROWS {
+            return Err(ApiError::BadRequest(format!(
+                "The summary has more than {MAX_SUMMARY_ROWS} groups: filter it, group by fewer columns, or give limit (at most {MAX_SUMMARY_ROWS}) for the first rows in order."
+            )));
+        }
+        Ok(SummaryRows {
+            names: self.output_names(),
+            rows,
+            source: source.name(),
+        })
+    }
+
+    fn row(&self, r: &rusqlite::Row) -> Result<SummaryRow, ApiError> {
+        let mut cells = Vec::with_capacity(self.group_by.len() + 1 + self.measures.len());
+        let mut at = 0;
+        let mut next = || {
+            at += 1;
+            r.get::<_, SqlValue>(at - 1)
+        };
+        for _ in &self.group_by {
+            cells.push(Cell::Value(next()?));
+        }
+        cells.push(Cell::Value(next()?));
+        for m in &self.measures {
+            let cell = match m.stat {
+                Stat::Sum => {
+                    let sum = next()?;
+                    next()?;
+                    Cell::Value(sum)
+                }
+                Stat::Avg => {
+                    let sum = next()?;
+                    average(&sum, next()?)
+                }
+                Stat::Min | Stat::Max => Cell::Value(next()?),
+            };
+            cells.push(cell);
+        }
+        Ok(cells)
+    }
+}
+
+/// The average of values summing to `sum`, `count` of them: exact for integers (the exact sum
+/// over the count, rounded half away from zero), rounded from the float for decimals; null
+/// when there are none.
+pub fn average(sum: &SqlValue, count: SqlValue) -> Cell {
+    let n = match count {
+        SqlValue::Integer(n) if n > 0 => n,
+        _ => return Cell::Value(SqlValue::Null),
+    };
+    let places = AVG_DECIMALS as usize;
+    match sum {
+        SqlValue::Integer(s) => Cell::Decimal(exact_average(*s, n)),
+        SqlValue::Real(s) => Cell::Decimal(format!("{:.places$}", s / n as f64)),
+        _ => Cell::Value(SqlValue::Null),
+    }
+}
+
+/// `sum / n` in decimal, to [`AVG_DECIMALS`] places, rounded half away from zero.
+fn exact_average(sum: i64, n: i64) -> String {
+    let scale = 10i128.pow(AVG_DECIMALS);
+    let (scaled, n) = (sum as i128 * scale, n as i128);
+    let magnitude = (2 * scaled.abs() + n) / (2 * n);
+    let sign = if scaled < 0 && magnitude != 0 { "-" } else { "" };
+    let places = AVG_DECIMALS as usize;
+    format!(
+        "{sign}{}.{:0places$}",
+        magnitude / scale,
+        magnitude % scale
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn averages_are_exact_and_rounded_half_away_from_zero() {
+        assert_eq!(exact_average(10, 4), "2.500");
+        assert_eq!(exact_average(2, 3), "0.667");
+        assert_eq!(exact_average(-2, 3), "-0.667");
+        assert_eq!(exact_average(1, 2000), "0.001");
+        assert_eq!(exact_average(-1, 2001), "0.000");
+        assert_eq!(exact_average(i64::MAX, 1), format!("{}.000", i64::MAX));
+        assert_eq!(exact_average(i64::MIN, 1), format!("-{}.000", (i64::MIN as i128).abs()));
+        let big = 9_007_199_254_740_993i64; // 2^53 + 1: no f64 holds it
+        assert_eq!(exact_average(big, 1), "9007199254740993.000");
+        assert_eq!(average(&SqlValue::Null, SqlValue::Integer(0)), Cell::Value(SqlValue::Null));
+        assert_eq!(
+            average(&SqlValue::Real(1.0), SqlValue::Integer(3)),
+            Cell::Decimal("0.333".into())
+        );
+    }
+}
