@@ -297,46 +297,72 @@ const AADF_FILTERS: &[&str] = &[
     "estimation_method",
 ];
 
-/// The areas and roads a national question is asked by: what the totals of the count data
-/// are kept by (`Dataset::rollups`), with each dataset's own columns after them.
-const AREA_AND_ROAD: [&str; 4] = ["region_id", "local_authority_id", "road_category", "road_type"];
+/// The areas and roads a question is asked by: what the totals of the count data are kept by
+/// (`Dataset::rollups`), with each dataset's own columns after them. Each dataset keeps them
+/// by local authority, and by region alone: a national question reads the smaller.
+const AREA_AND_ROAD: [&str; 4] = [
+    "region_id",
+    "local_authority_id",
+    "road_category",
+    "road_type",
+];
+const REGION_AND_ROAD: [&str; 3] = ["region_id", "road_category", "road_type"];
 
-const AADF_BY_AREA: Rollup = Rollup {
-    name: "by_area",
-    by: &concat::<1, 5, 6>(["year"], concat::<4, 1, 5>(AREA_AND_ROAD, ["estimation_method"])),
-};
+/// A count data table's totals by year, area and road, then its own columns.
+const fn by_area<const N: usize, const M: usize, const T: usize>(
+    own: [&'static str; N],
+) -> [&'static str; T] {
+    concat::<1, M, T>(["year"], concat::<4, N, M>(AREA_AND_ROAD, own))
+}
+const fn by_region<const N: usize, const M: usize, const T: usize>(
+    own: [&'static str; N],
+) -> [&'static str; T] {
+    concat::<1, M, T>(["year"], concat::<3, N, M>(REGION_AND_ROAD, own))
+}
 
-const AADF_BY_DIRECTION_BY_AREA: Rollup = Rollup {
-    name: "by_area",
-    by: &concat::<1, 6, 7>(
-        ["year"],
-        concat::<4, 2, 6>(AREA_AND_ROAD, ["estimation_method", "direction_of_travel"]),
-    ),
-};
+const AADF_ROLLUPS: &[Rollup] = &[
+    Rollup {
+        name: "by_area",
+        by: &by_area::<1, 5, 6>(["estimation_method"]),
+    },
+    Rollup {
+        name: "by_region",
+        by: &by_region::<1, 4, 5>(["estimation_method"]),
+    },
+];
 
-const COUNT_POINTS_BY_AREA: Rollup = Rollup {
+const AADF_BY_DIRECTION_ROLLUPS: &[Rollup] = &[
+    Rollup {
+        name: "by_area",
+        by: &by_area::<2, 6, 7>(["estimation_method", "direction_of_travel"]),
+    },
+    Rollup {
+        name: "by_region",
+        by: &by_region::<2, 5, 6>(["estimation_method", "direction_of_travel"]),
+    },
+];
+
+const COUNT_POINTS_ROLLUPS: &[Rollup] = &[Rollup {
     name: "by_area",
     by: &concat::<4, 1, 5>(AREA_AND_ROAD, ["aadf_year"]),
-};
+}];
 
-const RAW_COUNTS_BY_AREA: Rollup = Rollup {
-    name: "by_area",
-    by: &concat::<1, 5, 6>(["year"], concat::<4, 1, 5>(AREA_AND_ROAD, ["direction_of_travel"])),
-};
-
-/// The hours of a day's counts, nationally and by region (a local authority's are read from
-/// its rows: a few tens of thousands).
-const RAW_COUNTS_BY_HOUR: Rollup = Rollup {
-    name: "by_hour",
-    by: &[
-        "year",
-        "region_id",
-        "road_category",
-        "road_type",
-        "direction_of_travel",
-        "hour",
-    ],
-};
+/// Raw counts also by hour (nationally and by region; a local authority's hours are read
+/// from its rows: tens of thousands).
+const RAW_COUNTS_ROLLUPS: &[Rollup] = &[
+    Rollup {
+        name: "by_area",
+        by: &by_area::<1, 5, 6>(["direction_of_travel"]),
+    },
+    Rollup {
+        name: "by_region",
+        by: &by_region::<1, 4, 5>(["direction_of_travel"]),
+    },
+    Rollup {
+        name: "by_hour",
+        by: &by_region::<2, 5, 6>(["direction_of_travel", "hour"]),
+    },
+];
 
 /// The split files of a table of count points' figures (the AADF tables): one per local
 /// authority, region and count point, in id order.
@@ -379,7 +405,7 @@ pub static AADF: Dataset = Dataset {
         "estimation_method",
     ],
     paginated: true,
-    rollups: &[AADF_BY_AREA],
+    rollups: AADF_ROLLUPS,
     integers_strict: true,
     origin: Origin::Published(NationalFile {
         name: "dft_traffic_counts_aadf.csv",
@@ -439,7 +465,7 @@ pub static AADF_BY_DIRECTION: Dataset = Dataset {
         "direction_of_travel",
     ],
     paginated: true,
-    rollups: &[AADF_BY_DIRECTION_BY_AREA],
+    rollups: AADF_BY_DIRECTION_ROLLUPS,
     integers_strict: true,
     origin: Origin::Published(NationalFile {
         name: "dft_traffic_counts_aadf_by_direction.csv",
@@ -492,7 +518,7 @@ pub static COUNT_POINTS: Dataset = Dataset {
     own_values: false,
     unindexed: &[],
     paginated: true,
-    rollups: &[COUNT_POINTS_BY_AREA],
+    rollups: COUNT_POINTS_ROLLUPS,
     integers_strict: true,
     origin: Origin::Published(NationalFile {
         name: "count_points.csv",
@@ -563,7 +589,7 @@ pub static RAW_COUNTS: Dataset = Dataset {
     own_values: true,
     unindexed: &[],
     paginated: true,
-    rollups: &[RAW_COUNTS_BY_AREA, RAW_COUNTS_BY_HOUR],
+    rollups: RAW_COUNTS_ROLLUPS,
     integers_strict: true,
     origin: Origin::Published(NationalFile {
         name: "dft_traffic_counts_raw_counts.csv",

@@ -89,6 +89,9 @@ pub fn version() -> String {
     let mut ddl = create_all_tables();
     for d in DATASETS {
         ddl.extend(create_indexes(d));
+        for (table, rollup) in d.rollup_tables() {
+            ddl.extend(crate::totals::create_rollup_indexes(d, &table, rollup));
+        }
     }
     ddl.push(crate::record::WRITER_VERSION.to_string());
     format!("{:016x}", crate::stable_hash(&ddl.join(";\n")))

@@ -82,6 +82,16 @@ pub fn create_rollup_table(d: &Dataset, table: &str, rollup: &Rollup) -> String 
     format!("CREATE TABLE {table} ({})", columns.join(", "))
 }
 
+/// An index per column of a rollup that narrows it (a year, an area, an hour), so that a
+/// filtered summary (one local authority) seeks its rows; none on the codes, each of which
+/// keeps a large share of them.
+pub fn create_rollup_indexes(d: &Dataset, table: &str, rollup: &Rollup) -> Vec<String> {
+    let narrows = |c: &&&str| !matches!(d.column(c).map(|c| c.domain), Some(Domain::Code(_)));
+    (rollup.by.iter().filter(narrows))
+        .map(|c| format!("CREATE INDEX {table}_{c} ON {table} ({c})"))
+        .collect()
+}
+
 /// The statement that fills a rollup from its dataset's final table.
 pub fn fill_rollup(d: &Dataset, table: &str, rollup: &Rollup) -> String {
     let by = rollup.by.join(", ");
@@ -129,7 +139,8 @@ mod tests {
         for d in DATASETS {
             db.execute_batch(&crate::schema::create_table(d)).unwrap();
             for (table, r) in d.rollup_tables() {
-                db.execute_batch(&create_rollup_table(d, &table, r)).unwrap();
+                db.execute_batch(&create_rollup_table(d, &table, r))
+                    .unwrap();
                 db.execute_batch(&fill_rollup(d, &table, r)).unwrap();
             }
         }

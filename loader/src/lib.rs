@@ -36,6 +36,7 @@ mod report;
 mod rows;
 mod runs;
 mod target;
+mod totals;
 mod value;
 mod writer;
 

@@ -13,6 +13,7 @@ use roadtraffic_catalog::{self as catalog, schema, Dataset};
 
 use crate::error::LoadError;
 use crate::rendered;
+use crate::totals::{self, Tallies};
 use crate::value::Value;
 
 /// Rows travel to the SQLite thread in batches of this many.
@@ -132,40 +133,30 @@ fn insert_all<'v>(
     Ok(())
 }
 
-/// What a table's final rows make: its indexes, and its own values if it keeps them.
-fn complete(conn: &Connection, d: &Dataset) -> Result<(), LoadError> {
+/// What a table's final rows make: its indexes, its tables of totals (from its tallies, if
+/// they were kept as its rows were written), and its own values if it keeps them.
+fn complete(conn: &Connection, d: &Dataset, tallies: Option<Tallies>) -> Result<(), LoadError> {
     let started = Instant::now();
     for ddl in schema::create_indexes(d) {
         conn.execute_batch(&ddl)?;
     }
     let seconds = started.elapsed().as_secs_f64();
     log::info!("indexes of {}: {seconds:.1} s", d.table);
-    fill_rollups(conn, d)?;
-    rendered::write_own_values(conn, d)
-}
-
-/// Fills the dataset's tables of totals (`catalog::totals`). One whose sums overflow 64-bit
-/// integers (only hostile files hold such counts) is left empty, and a summary then reads
-/// the table, where it is refused as too large to add up exactly.
-fn fill_rollups(conn: &Connection, d: &Dataset) -> Result<(), LoadError> {
     let started = Instant::now();
+    match tallies {
+        Some(tallies) => tallies.write(conn, d)?,
+        None => totals::fill_by_sql(conn, d)?,
+    }
     for (table, rollup) in d.rollup_tables() {
-        let fill = catalog::totals::fill_rollup(d, &table, rollup);
-        conn.execute_batch("SAVEPOINT rollup")?;
-        match conn.execute_batch(&fill) {
-            Ok(()) => conn.execute_batch("RELEASE rollup")?,
-            Err(e) if e.to_string().contains("integer overflow") => {
-                log::warn!("{table} left empty: its sums overflow 64-bit integers");
-                conn.execute_batch("ROLLBACK TO rollup; RELEASE rollup")?;
-            }
-            Err(e) => return Err(e.into()),
+        for ddl in catalog::totals::create_rollup_indexes(d, &table, rollup) {
+            conn.execute_batch(&ddl)?;
         }
     }
     if !d.rollups.is_empty() {
         let seconds = started.elapsed().as_secs_f64();
         log::info!("totals of {}: {seconds:.2} s", d.table);
     }
-    Ok(())
+    rendered::write_own_values(conn, d)
 }
 
 /// The SQLite thread's work: everything it receives, in one transaction.
@@ -176,11 +167,16 @@ fn write_all(
 ) -> Result<(Connection, Vec<&'static str>), LoadError> {
     conn.execute_batch("BEGIN")?;
     let mut completed = Vec::new();
+    let mut tallies: Vec<(&str, Tallies)> = Vec::new();
     for message in batches {
         match message {
             ToWriter::Rows { table, mut values } => {
                 let names: Vec<&str> = table.stored_columns().map(|c| c.name).collect();
-                let rows = values.chunks(table.columns().count());
+                let width = table.columns().count();
+                if let Some(tally) = tally(&mut tallies, table) {
+                    tally.add(&values, width);
+                }
+                let rows = values.chunks(width);
                 insert_all(&conn, &insert_sql(table.table, &names), rows, names.len())?;
                 values.clear();
                 let _ = spare.send(values);
@@ -194,7 +190,8 @@ fn write_all(
                 insert_all(&conn, &insert_sql(&runs_table, &names), rows, names.len())?;
             }
             ToWriter::Finished(table) if table.final_when_read() => {
-                complete(&conn, table)?;
+                let at = tallies.iter().position(|(t, _)| *t == table.table);
+                complete(&conn, table, at.map(|i| tallies.swap_remove(i).1))?;
                 completed.push(table.table);
             }
             ToWriter::Finished(_) => {}
@@ -203,13 +200,32 @@ fn write_all(
     Ok((conn, completed))
 }
 
+/// The tallies of a table whose rows are final as written and that keeps tables of totals
+/// (see `totals`), made on its first rows.
+fn tally<'t>(
+    tallies: &'t mut Vec<(&'static str, Tallies)>,
+    d: &'static Dataset,
+) -> Option<&'t mut Tallies> {
+    if d.rollups.is_empty() || !d.final_when_read() {
+        return None;
+    }
+    let at = match tallies.iter().position(|(t, _)| *t == d.table) {
+        Some(at) => at,
+        None => {
+            tallies.push((d.table, Tallies::new(d)));
+            tallies.len() - 1
+        }
+    };
+    Some(&mut tallies[at].1)
+}
+
 /// Completes the tables not completed yet, gathers statistics and commits.
 pub fn finish_tables(conn: &Connection, completed: &[&str]) -> Result<(), LoadError> {
     for d in catalog::DATASETS
         .iter()
         .filter(|d| !completed.contains(&d.table))
     {
-        complete(conn, d)?;
+        complete(conn, d, None)?;
     }
     // Sampled statistics: enough for the planner to choose between indexes, in a fraction of
     // the time of a full ANALYZE.

@@ -148,9 +148,7 @@ async fn handle(
         Route::Listing(e, _) => downloads::listing(req, state, release, e.dataset, e.format).await,
         Route::Revisions(e) => revisions::answer(req, state, e.dataset).await,
         Route::Facets(e) => totals::facets(req, state, release, e.dataset).await,
-        Route::Summary(e, format) => {
-            totals::summary(req, state, release, e.dataset, format).await
-        }
+        Route::Summary(e, format) => totals::summary(req, state, release, e.dataset, format).await,
         Route::ApiHome | Route::DocsMoved => Ok(see_other(&format!("{}/docs", served.prefix))),
         Route::OpenApi => description::openapi(req, state, &router.description),
         Route::Changes => changes::answer(req, state, &pin, release).await,

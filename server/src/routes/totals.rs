@@ -34,11 +34,19 @@ pub async fn facets(
     });
     let time_limit = Duration::from_millis(state.config.query_timeout);
     let rows = heavy_rows(&release, dataset, reads_rows);
-    whole_answer(req, state, release, key(req, state), "application/json", rows, move |release| {
-        let conn = release.timed_connection(time_limit)?;
-        let facets = question.run(&conn, &rollups)?;
-        Ok(crate::totals::facets_json(&facets))
-    })
+    whole_answer(
+        req,
+        state,
+        release,
+        key(req, state),
+        "application/json",
+        rows,
+        move |release| {
+            let conn = release.timed_connection(time_limit)?;
+            let facets = question.run(&conn, &rollups)?;
+            Ok(crate::totals::facets_json(&facets))
+        },
+    )
     .await
 }
 
@@ -56,11 +64,19 @@ pub async fn summary(
     let time_limit = Duration::from_millis(state.config.query_timeout);
     let rows = heavy_rows(&release, dataset, reads_rows);
     let content_type = format.content_type();
-    whole_answer(req, state, release, key(req, state), content_type, rows, move |release| {
-        let conn = release.timed_connection(time_limit)?;
-        let summary = question.run(&conn, &rollups)?;
-        Ok(format.write(&summary))
-    })
+    whole_answer(
+        req,
+        state,
+        release,
+        key(req, state),
+        content_type,
+        rows,
+        move |release| {
+            let conn = release.timed_connection(time_limit)?;
+            let summary = question.run(&conn, &rollups)?;
+            Ok(format.write(&summary))
+        },
+    )
     .await
 }
 

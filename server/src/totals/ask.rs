@@ -223,7 +223,9 @@ impl Summary {
             return Ok(Vec::new());
         };
         let Param::Text(text) = p else {
-            return Err(bad("The sort parameter must be a comma-separated list.".into()));
+            return Err(bad(
+                "The sort parameter must be a comma-separated list.".into()
+            ));
         };
         let names = self.output_names();
         let key_of = |name: &str| {

@@ -16,8 +16,6 @@ pub struct Facet {
     pub column: &'static str,
     pub values: Vec<(SqlValue, i64)>,
     pub truncated: bool,
-    /// The source that answered (`Source::name`).
-    pub source: &'static str,
 }
 
 impl Facets {
@@ -32,7 +30,7 @@ impl Facets {
                 false,
                 rollups,
             );
-            let (from, args) = source.from_where(self.dataset, &self.conditions);
+            let (from, args) = source.filtered(self.dataset, &self.conditions);
             let sql = format!(
                 "SELECT {} AS v, {} AS n FROM {from} GROUP BY v ORDER BY n DESC, v LIMIT {}",
                 source.column(column),
@@ -44,13 +42,18 @@ impl Facets {
                 values.push((r.get(0)?, r.get(1)?));
                 Ok(())
             })?;
+            log::debug!(
+                "{} facet {}: {}",
+                self.dataset.table,
+                column.name,
+                source.name()
+            );
             let truncated = values.len() > self.size;
             values.truncate(self.size);
             out.push(Facet {
                 column: column.name,
                 values,
                 truncated,
-                source: source.name(),
             });
         }
         Ok(out)

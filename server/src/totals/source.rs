@@ -68,7 +68,10 @@ pub enum Source {
     /// The runs table, as `u`.
     Runs,
     /// The dataset's table, through the listing's SQL.
-    Table { plan: Box<ListRequest>, joined: bool },
+    Table {
+        plan: Box<ListRequest>,
+        joined: bool,
+    },
 }
 
 /// Whether every filter is on one of `columns` (or keeps nothing).
@@ -124,7 +127,7 @@ impl Source {
     }
 
     /// FROM, WHERE and the arguments of the WHERE.
-    pub fn from_where(&self, d: &Dataset, conditions: &[Condition]) -> (String, Vec<SqlValue>) {
+    pub fn filtered(&self, d: &Dataset, conditions: &[Condition]) -> (String, Vec<SqlValue>) {
         let (from, alias) = match self {
             Source::Rollup(table) => (format!("{table} t"), "t"),
             Source::Runs => (format!("{} u", d.runs_table().unwrap_or_default()), "u"),

@@ -63,13 +63,17 @@ impl Summary {
                 select.push(format!("{} AS m{i}_{part}", source.stat(part, m.column)));
             }
         }
-        let (from, args) = source.from_where(self.dataset, &self.conditions);
+        let (from, args) = source.filtered(self.dataset, &self.conditions);
         let groups: Vec<String> = (0..self.group_by.len()).map(|i| format!("g{i}")).collect();
         let group_by = match groups.is_empty() {
             true => String::new(),
             false => format!(" GROUP BY {}", groups.join(", ")),
         };
-        let mut order: Vec<String> = self.sort.iter().map(|(k, desc)| self.order_term(*k, *desc)).collect();
+        let mut order: Vec<String> = self
+            .sort
+            .iter()
+            .map(|(k, desc)| self.order_term(*k, *desc))
+            .collect();
         order.extend(groups);
         let order_by = match order.is_empty() {
             true => String::new(),
@@ -104,6 +108,7 @@ impl Summary {
     pub fn run(&self, conn: &Connection, rollups: &Rollups) -> Result<SummaryRows, ApiError> {
         let source = self.source(rollups);
         let (sql, args) = self.sql(&source);
+        log::debug!("{} summary: {}", self.dataset.table, source.name());
         let mut rows = Vec::new();
         each_row(conn, &sql, &args, |r| {
             rows.push(self.row(r)?);
@@ -173,13 +178,13 @@ fn exact_average(sum: i64, n: i64) -> String {
     let scale = 10i128.pow(AVG_DECIMALS);
     let (scaled, n) = (sum as i128 * scale, n as i128);
     let magnitude = (2 * scaled.abs() + n) / (2 * n);
-    let sign = if scaled < 0 && magnitude != 0 { "-" } else { "" };
+    let sign = if scaled < 0 && magnitude != 0 {
+        "-"
+    } else {
+        ""
+    };
     let places = AVG_DECIMALS as usize;
-    format!(
-        "{sign}{}.{:0places$}",
-        magnitude / scale,
-        magnitude % scale
-    )
+    format!("{sign}{}.{:0places$}", magnitude / scale, magnitude % scale)
 }
 
 #[cfg(test)]
@@ -194,10 +199,16 @@ mod tests {
         assert_eq!(exact_average(1, 2000), "0.001");
         assert_eq!(exact_average(-1, 2001), "0.000");
         assert_eq!(exact_average(i64::MAX, 1), format!("{}.000", i64::MAX));
-        assert_eq!(exact_average(i64::MIN, 1), format!("-{}.000", (i64::MIN as i128).abs()));
+        assert_eq!(
+            exact_average(i64::MIN, 1),
+            format!("-{}.000", (i64::MIN as i128).abs())
+        );
         let big = 9_007_199_254_740_993i64; // 2^53 + 1: no f64 holds it
         assert_eq!(exact_average(big, 1), "9007199254740993.000");
-        assert_eq!(average(&SqlValue::Null, SqlValue::Integer(0)), Cell::Value(SqlValue::Null));
+        assert_eq!(
+            average(&SqlValue::Null, SqlValue::Integer(0)),
+            Cell::Value(SqlValue::Null)
+        );
         assert_eq!(
             average(&SqlValue::Real(1.0), SqlValue::Integer(3)),
             Cell::Decimal("0.333".into())

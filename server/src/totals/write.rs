@@ -62,7 +62,10 @@ impl SummaryFormat {
                 }
             }
             SummaryFormat::Csv => {
-                let names = summary.names.iter().map(|n| Cell::Value(SqlValue::Text(n.clone())));
+                let names = summary
+                    .names
+                    .iter()
+                    .map(|n| Cell::Value(SqlValue::Text(n.clone())));
                 csv_line(&mut out, &names.collect::<Vec<_>>());
                 for row in &summary.rows {
                     csv_line(&mut out, row);
