@@ -347,8 +347,8 @@ const COUNT_POINTS_ROLLUPS: &[Rollup] = &[Rollup {
     by: &concat::<4, 1, 5>(AREA_AND_ROAD, ["aadf_year"]),
 }];
 
-/// Raw counts also by hour (nationally and by region; a local authority's hours are read
-/// from its rows: tens of thousands).
+/// Raw counts also by hour: by region and road, and by local authority (the busiest hours of
+/// a town's counts).
 const RAW_COUNTS_ROLLUPS: &[Rollup] = &[
     Rollup {
         name: "by_area",
@@ -361,6 +361,10 @@ const RAW_COUNTS_ROLLUPS: &[Rollup] = &[
     Rollup {
         name: "by_hour",
         by: &by_region::<2, 5, 6>(["direction_of_travel", "hour"]),
+    },
+    Rollup {
+        name: "by_area_and_hour",
+        by: &["year", "region_id", "local_authority_id", "hour"],
     },
 ];
 
