@@ -17,6 +17,8 @@
 //! - `loader`: the tables of totals as the loader leaves them, in a file and in kept releases.
 
 mod agreement;
+mod exact;
+mod refusals;
 
 use std::cmp::Ordering;
 use std::path::Path;
