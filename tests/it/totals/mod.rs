@@ -18,7 +18,10 @@
 
 mod agreement;
 mod exact;
+mod forms;
+mod loader;
 mod refusals;
+mod time_limit;
 
 use std::cmp::Ordering;
 use std::path::Path;
