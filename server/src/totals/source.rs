@@ -160,11 +160,12 @@ impl Source {
         }
     }
 
-    /// How many records a group holds.
+    /// How many records a group holds: 0, not NULL, for the one row of a summary without
+    /// groups over no records (as `count(*)` of the table gives it).
     pub fn records(&self) -> String {
         match self {
-            Source::Rollup(_) => format!("sum(t.{RECORDS})"),
-            Source::Runs => "sum(u.last_id - u.first_id + 1)".to_string(),
+            Source::Rollup(_) => format!("coalesce(sum(t.{RECORDS}), 0)"),
+            Source::Runs => "coalesce(sum(u.last_id - u.first_id + 1), 0)".to_string(),
             Source::Table { .. } => "count(*)".to_string(),
         }
     }
