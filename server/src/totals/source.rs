@@ -205,7 +205,7 @@ pub fn each_row(
     let overflow = |e: rusqlite::Error| match e.to_string().contains("integer overflow") {
         true => ApiError::BadRequest(
             "A sum over these records is beyond 64-bit integers and cannot be given exactly: \
-             narrow the filters, group by more columns, or ask its avg."
+             narrow the filters, or group by more columns."
                 .to_string(),
         ),
         false => ApiError::from(e),
