@@ -273,3 +273,56 @@ fn sums_beyond_64_bits_are_refused_in_words() {
         }
     }
 }
+
+/// Averages of decimals (link lengths) are rounded half away from zero too: a length of
+/// 0.0625 km (a sixteenth: a double holds it exactly) averages to 0.063, not to the even 0.062.
+#[test]
+fn averages_of_decimals_round_half_away_from_zero() {
+    let dir = scratch_dir();
+    let header = r#""local_authority_id","local_authority_name","local_authority_code","year","link_length_km","link_length_miles","cars_and_taxis","all_motor_vehicles""#;
+    let rows = [
+        r#"3,"Glasgow City","S12000049",2019,0.0625,1.0,10,20"#,
+        r#"4,"North Lanarkshire","S12000050",2019,0.0625,2.0,10,21"#,
+        r#"3,"Glasgow City","S12000049",2020,2.3125,1.5,10,20"#,
+        r#"3,"Glasgow City","S12000049",2021,1.0625,0.1875,10,20"#,
+    ];
+    std::fs::write(
+        dir.join("la.csv"),
+        format!("{header}\n{}\n", rows.join("\n")),
+    )
+    .unwrap();
+    let db = dir.join("la.db");
+    load_ok(&db, &["--quiet"], &[&dir.join("la.csv")]);
+    let server = serve(&db, &[]);
+    let target = "/api/local-authority-traffic/summary?group_by=year&sum=link_length_km&avg=link_length_km,link_length_miles,all_motor_vehicles";
+    let reply = get(&server, target);
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let body = reply.text();
+    assert_eq!(
+        raw_values(&body, "sum_link_length_km"),
+        ["0.125", "2.3125", "1.0625"]
+    );
+    assert_eq!(
+        raw_values(&body, "avg_link_length_km"),
+        ["0.063", "2.313", "1.063"],
+        "{body}"
+    );
+    assert_eq!(
+        raw_values(&body, "avg_link_length_miles"),
+        ["1.500", "1.500", "0.188"],
+        "{body}"
+    );
+    assert_eq!(
+        raw_values(&body, "avg_all_motor_vehicles"),
+        ["20.500", "20.000", "20.000"],
+        "{body}"
+    );
+    let csv = get(&server, &target.replace("summary?", "summary.csv?")).text();
+    assert_eq!(
+        csv,
+        "year,count,sum_link_length_km,avg_link_length_km,avg_link_length_miles,avg_all_motor_vehicles\n\
+         2019,2,0.125,0.063,1.500,20.500\n\
+         2020,1,2.3125,2.313,1.500,20.000\n\
+         2021,1,1.0625,1.063,0.188,20.000\n"
+    );
+}

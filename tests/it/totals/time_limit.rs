@@ -86,6 +86,26 @@ fn more_than_10000_groups_need_a_limit() {
         &target,
         &["10000", "limit", "group by fewer"],
     );
+    // 1,000 count points by 10 hours: 10,000 groups, all given; by 11 hours, refused.
+    let points: Vec<String> = (3_001_000..3_002_000).map(|p| p.to_string()).collect();
+    let points: Vec<&str> = points.iter().map(String::as_str).collect();
+    let hours = [
+        "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17",
+    ];
+    for (n, given) in [(10, true), (11, false)] {
+        let filters = [
+            Filter::is("count_point_id", &points),
+            Filter::is("hour", &hours[..n]),
+        ];
+        let expected = expected_summary(&conn, &RAW_COUNTS, &filters, &ask);
+        assert_eq!(expected.rows.len(), 1_000 * n);
+        if given {
+            check_summary(&server, &conn, &RAW_COUNTS, &filters, &ask);
+        } else {
+            let target = summary_target(&RAW_COUNTS, ".csv", &filters, &ask);
+            assert_refused(&get(&server, &target), &target, &["10000", "limit"]);
+        }
+    }
     for (limit, sort) in [
         (10_000, vec![]),
         (7, vec!["-count".to_string()]),
