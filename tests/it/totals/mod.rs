@@ -24,7 +24,8 @@ mod refusals;
 mod time_limit;
 
 use std::cmp::Ordering;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OpenFlags};
@@ -32,11 +33,24 @@ use serde_json::Value;
 
 use roadtraffic_catalog::{Column, Dataset, ValueType, DATASETS};
 
-use crate::support::{get, Reply, TestServer};
+use crate::support::{get, load_ok, scratch_dir, Reply, TestServer};
 
 /// The served file, read-only: what the reference reads.
 pub fn open(db: &Path) -> Connection {
     Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap()
+}
+
+/// The three releases of `releases::fixtures`, kept by the loader in one file (the latest
+/// its own, the others beside it, what is unchanged stored once).
+pub fn kept_releases() -> &'static Path {
+    static DB: OnceLock<PathBuf> = OnceLock::new();
+    DB.get_or_init(|| {
+        let db = scratch_dir().join("kept-totals.db");
+        for (name, input) in crate::releases::fixtures::inputs().all() {
+            load_ok(&db, &["--quiet", "--release", name], &[input]);
+        }
+        db
+    })
 }
 
 /// The paginated datasets: those with facets and summaries.
@@ -241,18 +255,6 @@ fn all_rows(conn: &Connection, sql: &str, args: &[Sql]) -> Vec<Vec<Sql>> {
         (0..width).map(|i| r.get::<_, Sql>(i)).collect()
     });
     rows.unwrap().collect::<Result<_, _>>().unwrap()
-}
-
-/// The three releases of `releases::fixtures`, each kept by the loader in one file.
-pub fn kept_releases() -> &'static std::path::Path {
-    static DB: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    DB.get_or_init(|| {
-        let db = crate::support::scratch_dir().join("kept-totals.db");
-        for (name, input) in crate::releases::fixtures::inputs().all() {
-            crate::support::load_ok(&db, &["--quiet", "--release", name], &[input]);
-        }
-        db
-    })
 }
 
 // ---------------------------------------------------------------------------------------------
