@@ -32,3 +32,4 @@ mod snapshots;
 mod spatial;
 mod support;
 mod swap;
+mod totals;

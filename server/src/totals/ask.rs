@@ -244,6 +244,8 @@ impl Summary {
                 None => (item.strip_prefix('+').unwrap_or(item), false),
             };
             match key_of(name) {
+                // A key given again can change nothing: the first already ordered by it.
+                Some(key) if keys.iter().any(|(k, _)| *k == key) => {}
                 Some(key) => keys.push((key, desc)),
                 None => unknown.push(name),
             }

@@ -173,11 +173,12 @@ impl Source {
         }
     }
 
-    /// How many records a group holds.
+    /// How many records a group holds: 0, not NULL, for the one row of a summary without
+    /// groups over no records (as `count(*)` of the table gives it).
     pub fn records(&self) -> String {
         match self {
-            Source::Rollup(_) => format!("sum(t.{RECORDS})"),
-            Source::Runs => "sum(u.last_id - u.first_id + 1)".to_string(),
+            Source::Rollup(_) => format!("coalesce(sum(t.{RECORDS}), 0)"),
+            Source::Runs => "coalesce(sum(u.last_id - u.first_id + 1), 0)".to_string(),
             Source::Table { .. } => "count(*)".to_string(),
         }
     }
@@ -217,7 +218,7 @@ pub fn each_row(
     let overflow = |e: rusqlite::Error| match e.to_string().contains("integer overflow") {
         true => ApiError::BadRequest(
             "A sum over these records is beyond 64-bit integers and cannot be given exactly: \
-             narrow the filters, group by more columns, or ask its avg."
+             narrow the filters, or group by more columns."
                 .to_string(),
         ),
         false => ApiError::from(e),

@@ -165,12 +165,20 @@ pub fn average(sum: &SqlValue, count: SqlValue) -> Cell {
         SqlValue::Integer(n) if n > 0 => n,
         _ => return Cell::Value(SqlValue::Null),
     };
-    let places = AVG_DECIMALS as usize;
     match sum {
         SqlValue::Integer(s) => Cell::Decimal(exact_average(*s, n)),
-        SqlValue::Real(s) => Cell::Decimal(format!("{:.places$}", s / n as f64)),
+        SqlValue::Real(s) => Cell::Decimal(rounded_average(*s, n)),
         _ => Cell::Value(SqlValue::Null),
     }
+}
+
+/// `sum / n` of decimals, to [`AVG_DECIMALS`] places, rounded half away from zero as an exact
+/// average is (`format!` would round a tie such as 0.0625 to even); never `-0.000`.
+fn rounded_average(sum: f64, n: i64) -> String {
+    let scale = 10f64.powi(AVG_DECIMALS as i32);
+    let scaled = (sum / n as f64 * scale).round() + 0.0;
+    let places = AVG_DECIMALS as usize;
+    format!("{:.places$}", scaled / scale)
 }
 
 /// `sum / n` in decimal, to [`AVG_DECIMALS`] places, rounded half away from zero.
@@ -213,5 +221,9 @@ mod tests {
             average(&SqlValue::Real(1.0), SqlValue::Integer(3)),
             Cell::Decimal("0.333".into())
         );
+        assert_eq!(rounded_average(0.125, 2), "0.063");
+        assert_eq!(rounded_average(2.3125, 1), "2.313");
+        assert_eq!(rounded_average(-0.0625, 1), "-0.063");
+        assert_eq!(rounded_average(-0.0001, 1), "0.000");
     }
 }
