@@ -92,17 +92,53 @@ pub fn create_rollup_indexes(d: &Dataset, table: &str, rollup: &Rollup) -> Vec<S
         .collect()
 }
 
+/// A group's key as written: a text column, grouped ignoring letter case where it is filtered
+/// so (its collation), in one of its spellings, the same whatever rows are read (the first in
+/// binary order), so that every source of a total writes it alike.
+pub fn key_value(c: &Column, expr: &str) -> String {
+    match c.ty {
+        ValueType::Text | ValueType::Date => format!("min({expr} COLLATE BINARY)"),
+        ValueType::Integer | ValueType::Number => expr.to_string(),
+    }
+}
+
+/// The rollup's keys as selected, and as grouped by.
+fn keys(d: &Dataset, rollup: &Rollup) -> (String, String) {
+    let column = |name: &str| d.column(name).expect("rollup column");
+    let keys: Vec<String> = (rollup.by.iter())
+        .map(|c| format!("{} AS {c}", key_value(column(c), c)))
+        .collect();
+    (keys.join(", "), rollup.by.join(", "))
+}
+
 /// The statement that fills a rollup from its dataset's final table.
 pub fn fill_rollup(d: &Dataset, table: &str, rollup: &Rollup) -> String {
-    let by = rollup.by.join(", ");
+    let (keys, by) = keys(d, rollup);
     let mut stats = vec!["count(*)".to_string()];
     for m in d.measure_columns() {
         stats.extend(STATS.iter().map(|stat| format!("{stat}({})", m.name)));
     }
     format!(
-        "INSERT INTO {table} SELECT {by}, {} FROM {} GROUP BY {by}",
+        "INSERT INTO {table} SELECT {keys}, {} FROM {} GROUP BY {by}",
         stats.join(", "),
         d.table
+    )
+}
+
+/// The statement that fills a rollup from `parts`, a table of its shape holding totals of
+/// parts of the rows (groups told apart by letter case, that the rollup's collation joins).
+pub fn regroup_rollup(d: &Dataset, table: &str, rollup: &Rollup, parts: &str) -> String {
+    let (keys, by) = keys(d, rollup);
+    let mut stats = vec![format!("sum({RECORDS})")];
+    for m in d.measure_columns() {
+        stats.extend(STATS.iter().map(|stat| {
+            let of_parts = if *stat == "count" { "sum" } else { stat };
+            format!("{of_parts}({})", stat_column(stat, m.name))
+        }));
+    }
+    format!(
+        "INSERT INTO {table} SELECT {keys}, {} FROM {parts} GROUP BY {by}",
+        stats.join(", ")
     )
 }
 
@@ -142,6 +178,11 @@ mod tests {
                 db.execute_batch(&create_rollup_table(d, &table, r))
                     .unwrap();
                 db.execute_batch(&fill_rollup(d, &table, r)).unwrap();
+                let parts = format!("{table}_parts");
+                db.execute_batch(&create_rollup_table(d, &parts, r))
+                    .unwrap();
+                db.execute_batch(&regroup_rollup(d, &table, r, &parts))
+                    .unwrap();
             }
         }
     }

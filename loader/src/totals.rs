@@ -159,7 +159,7 @@ impl Tallies {
             return fill_by_sql(conn, d);
         };
         for tally in tallies {
-            tally.write(conn)?;
+            tally.write(conn, d)?;
         }
         Ok(())
     }
@@ -210,8 +210,10 @@ impl Tally {
         Some(g)
     }
 
-    /// Inserts a row per group: its key, its records, each measure's sum, count, min, max.
-    fn write(&self, conn: &Connection) -> Result<(), LoadError> {
+    /// Fills its table: a row per group into a table of parts, then those regrouped as the
+    /// table's collation groups them (a code in two letter cases is one group, as it is in a
+    /// GROUP BY of the dataset).
+    fn write(&self, conn: &Connection, d: &Dataset) -> Result<(), LoadError> {
         if self.overflowed {
             log::warn!(
                 "{} left empty: its sums overflow 64-bit integers",
@@ -219,9 +221,24 @@ impl Tally {
             );
             return Ok(());
         }
+        let parts = format!("temp.{}_parts", self.table);
+        let rollup = (d.rollup_tables())
+            .find(|(table, _)| *table == self.table)
+            .map(|(_, r)| r)
+            .expect("a rollup of the dataset");
+        conn.execute_batch(&totals::create_rollup_table(d, &parts, rollup))?;
+        self.write_parts(conn, &parts)?;
+        conn.execute_batch(&totals::regroup_rollup(d, &self.table, rollup, &parts))?;
+        conn.execute_batch(&format!("DROP TABLE {parts}"))?;
+        Ok(())
+    }
+
+    /// Inserts a row per group into `parts`: its key, its records, each measure's sum,
+    /// count, min, max.
+    fn write_parts(&self, conn: &Connection, parts: &str) -> Result<(), LoadError> {
         let width = self.by.len() + 1 + self.measures.len() * totals::STATS.len();
         let marks = vec!["?"; width].join(", ");
-        let sql = format!("INSERT INTO {} VALUES ({marks})", self.table);
+        let sql = format!("INSERT INTO {parts} VALUES ({marks})");
         let mut insert = conn.prepare(&sql)?;
         let n = self.measures.len();
         let mut cells: Vec<rusqlite::types::Value> = Vec::with_capacity(width);

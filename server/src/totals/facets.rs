@@ -10,6 +10,7 @@ use roadtraffic_catalog::json;
 use super::ask::Facets;
 use super::source::{each_row, Rollups, Source};
 use crate::error::ApiError;
+use roadtraffic_catalog::totals::key_value;
 
 /// One column's values and counts.
 pub struct Facet {
@@ -31,9 +32,10 @@ impl Facets {
                 rollups,
             );
             let (from, args) = source.filtered(self.dataset, &self.conditions);
+            let grouped = source.column(column);
             let sql = format!(
-                "SELECT {} AS v, {} AS n FROM {from} GROUP BY v ORDER BY n DESC, v LIMIT {}",
-                source.column(column),
+                "SELECT {} AS v, {} AS n FROM {from} GROUP BY {grouped} ORDER BY n DESC, {grouped} LIMIT {}",
+                key_value(column, &grouped),
                 source.records(),
                 self.size + 1
             );

@@ -7,6 +7,7 @@ use rusqlite::Connection;
 use super::ask::{Key, Stat, Summary, AVG_DECIMALS, MAX_SUMMARY_ROWS};
 use super::source::{each_row, Rollups, Source};
 use crate::error::ApiError;
+use roadtraffic_catalog::totals::key_value;
 
 /// A value of a summary's row.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +56,7 @@ impl Summary {
     /// parts; grouped by the keys, in the asked order, one row past the cap.
     pub fn sql(&self, source: &Source) -> (String, Vec<SqlValue>) {
         let mut select: Vec<String> = (self.group_by.iter().enumerate())
-            .map(|(i, c)| format!("{} AS g{i}", source.column(c)))
+            .map(|(i, c)| format!("{} AS g{i}", key_value(c, &source.column(c))))
             .collect();
         select.push(format!("{} AS n", source.records()));
         for (i, m) in self.measures.iter().enumerate() {
@@ -64,7 +65,9 @@ impl Summary {
             }
         }
         let (from, args) = source.filtered(self.dataset, &self.conditions);
-        let groups: Vec<String> = (0..self.group_by.len()).map(|i| format!("g{i}")).collect();
+        // Grouped and ordered by the columns, in their collation (letter case ignored where
+        // filters ignore it); each key written in one spelling (`key_value`).
+        let groups: Vec<String> = self.group_by.iter().map(|c| source.column(c)).collect();
         let group_by = match groups.is_empty() {
             true => String::new(),
             false => format!(" GROUP BY {}", groups.join(", ")),
@@ -72,7 +75,7 @@ impl Summary {
         let mut order: Vec<String> = self
             .sort
             .iter()
-            .map(|(k, desc)| self.order_term(*k, *desc))
+            .map(|(k, desc)| self.order_term(source, *k, *desc))
             .collect();
         order.extend(groups);
         let order_by = match order.is_empty() {
@@ -87,9 +90,9 @@ impl Summary {
         (sql, args)
     }
 
-    fn order_term(&self, key: Key, desc: bool) -> String {
+    fn order_term(&self, source: &Source, key: Key, desc: bool) -> String {
         let term = match key {
-            Key::Group(i) => format!("g{i}"),
+            Key::Group(i) => source.column(self.group_by[i]),
             Key::Count => "n".to_string(),
             Key::Measure(i) => match self.measures[i].stat {
                 Stat::Sum => format!("m{i}_sum"),

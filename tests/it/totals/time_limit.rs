@@ -14,14 +14,14 @@ fn questions_that_read_the_table_stop_at_the_time_limit_and_totals_do_not() {
     let db = fixture_db();
     let server = serve(db, &["--query-timeout", "1", "--connections", "1"]);
     let conn = open(db);
-    // A local authority's hours, and a count point range's: no table of totals keeps hours by
-    // local authority or count point, so these read the rows, and take longer than 1 ms.
+    // A local authority's count dates, and a count point range's hours: no table of totals
+    // keeps count dates or count points, so these read the rows, and take longer than 1 ms.
     let points: Vec<String> = (3_000_001..3_000_400).map(|p| p.to_string()).collect();
     let points = points.join(",");
     for target in [
-        "/api/raw-counts/summary?group_by=hour&sum=all_motor_vehicles&filter%5Blocal_authority_id%5D=85".to_string(),
+        "/api/raw-counts/summary?group_by=count_date&sum=all_motor_vehicles&filter%5Blocal_authority_id%5D=85".to_string(),
         format!("/api/raw-counts/summary.csv?group_by=hour&avg=cars_and_taxis&filter%5Bcount_point_id%5D={points}"),
-        "/api/raw-counts/facets?facet=hour&facet=direction_of_travel&filter%5Blocal_authority_id%5D=85".to_string(),
+        format!("/api/raw-counts/facets?facet=hour&facet=direction_of_travel&filter%5Bcount_point_id%5D={points}"),
         "/api/raw-counts/summary?group_by=count_point_id&max=lgvs&limit=5".to_string(),
     ] {
         let slow = get(&server, &target);
