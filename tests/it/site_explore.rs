@@ -496,6 +496,34 @@ fn a_named_releases_page_links_only_into_it_and_shows_its_numbers() {
     assert_eq!(cell(&shown(""), "2019"), latest_2019.to_string());
 }
 
+#[test]
+fn on_real_files_the_page_is_the_apis_answer() {
+    let Some(db) = real_db() else { return };
+    let server = serve(db, &[]);
+    for (page_query, api) in [
+        ("", DEFAULT_API.to_string()),
+        (
+            "dataset=local-authority-traffic&group_by=region_id&sum=all_motor_vehicles,link_length_km&filter%5Byear%5D=2019",
+            "/api/local-authority-traffic/summary?group_by=region_id&sum=all_motor_vehicles,link_length_km&filter[year]=2019".to_string(),
+        ),
+        (
+            "dataset=raw-counts&group_by=hour,direction_of_travel&avg=all_motor_vehicles&min=lgvs",
+            "/api/raw-counts/summary?group_by=hour,direction_of_travel&avg=all_motor_vehicles&min=lgvs".to_string(),
+        ),
+        (
+            "dataset=average-annual-daily-flow&group_by=year,road_category&max=all_hgvs&filter%5Bbbox%5D=-3.5,51,0,53&sort=-count&limit=20",
+            "/api/average-annual-daily-flow/summary?group_by=year,road_category&max=all_hgvs&filter[bbox]=-3.5,51,0,53&sort=-count&limit=20".to_string(),
+        ),
+    ] {
+        let at = format!("/explore?{page_query}");
+        let reply = get(&server, &at);
+        assert_eq!(reply.status, 200, "{at}: {}", reply.text());
+        let body = reply.text();
+        assert_table_is(&body, &get(&server, &uri(&api)).json(), &at);
+        assert_eq!(links(&body)[0].1, api, "{at}");
+    }
+}
+
 /// Each bar and point of the page's chart against the table: bars in the table's order, a
 /// line's points at their cell (`data-series`, `data-x`); the number of marks drawn.
 fn chart_holds_the_tables_numbers(w: &crate::browser::Watched) -> u64 {

@@ -114,8 +114,22 @@ pub fn key(ctx: &Context, column: &str, value: &SqlValue) -> (String, Option<Str
             None => (code.clone(), None),
         },
         ("hour", SqlValue::Integer(h)) => (format::hour(*h), None),
+        ("direction_of_travel", SqlValue::Text(code)) => (direction(code), None),
         (_, other) => (filter_text(other), None),
     }
+}
+
+/// A direction of travel's code read out (`C`, whose meaning the published notes leave open,
+/// as it is).
+fn direction(code: &str) -> String {
+    let name = match code {
+        "N" => "Northbound",
+        "S" => "Southbound",
+        "E" => "Eastbound",
+        "W" => "Westbound",
+        other => return other.to_string(),
+    };
+    format!("{name} ({code})")
 }
 
 /// A filter value suggested, as its field's list names it: a region's name for its id.
@@ -128,6 +142,7 @@ pub fn hint(ctx: &Context, column: &str, value: &str) -> Option<String> {
             .and_then(|id| s.local_authority(id))
             .map(|a| a.name.clone()),
         "road_category" => format::road_category(value).map(|c| c.short.to_string()),
+        "direction_of_travel" => Some(direction(value)).filter(|d| d != value),
         _ => None,
     }
 }

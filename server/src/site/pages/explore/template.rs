@@ -49,11 +49,15 @@ pub fn page(ctx: &Context, shown: &Shown) -> Markup {
             (form::question(ctx, shown.ask, shown.hints))
         }
     };
-    let title = match refused {
-        Some(_) => "Error: Explore the statistics",
-        None => "Explore the statistics",
+    // A title of its own for each question (a bookmark, a tab, the history say which).
+    let title = match &shown.outcome {
+        Err(_) => "Error: Explore the statistics".to_string(),
+        Ok(answered) => format!(
+            "Explore: {}",
+            labels::question(&answered.question, shown.ask)
+        ),
     };
-    page_in(ctx.frame, Section::Explore, title, body)
+    page_in(ctx.frame, Section::Explore, &title, body)
 }
 
 /// The API's message, first on the page, with a link to the field it is about.
