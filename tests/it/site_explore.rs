@@ -155,6 +155,10 @@ fn the_default_question_is_the_apis_answer() {
     assert!(body.contains("data-chart=\"explore-chart\""));
     assert!(body
         .contains("<title id=\"explore-chart-title\">Sum of all motor vehicles by year</title>"));
+    // Filter fields suggest the values there are, areas by name.
+    assert!(body.contains("list=\"filter-year-values\""));
+    assert!(body.contains("<option value=\"2019\"></option>"));
+    assert!(body.contains("<option value=\"4\" label=\"Wales\">Wales</option>"));
     // In the navigation, the current section.
     assert!(body.contains("<a href=\"/explore\" aria-current=\"page\">Explore</a>"));
     // The same question asked by its own URL, and its links.

@@ -5,8 +5,6 @@
 
 use maud::{html, Markup};
 
-use roadtraffic_catalog::Dataset;
-
 use super::ask::{datasets, filter_names, slug, Ask, DATASET, GROUP_BY};
 use super::labels;
 use super::query::Hints;
@@ -154,15 +152,15 @@ fn filters(ctx: &Context, ask: &Ask, hints: &Hints) -> Markup {
             legend { "Filters" }
             p.hint #filters-hint { "Which records to count: leave a field empty for all, give one value, or several separated by commas (2019,2020)." }
             div.field-grid {
-                @for name in names { (filter(ctx, d, ask, hints, name)) }
+                @for name in names { (filter(ctx, ask, hints, name)) }
             }
         }
     }
 }
 
-fn filter(ctx: &Context, d: &Dataset, ask: &Ask, hints: &Hints, name: &str) -> Markup {
+fn filter(ctx: &Context, ask: &Ask, hints: &Hints, name: &str) -> Markup {
     let id = format!("filter-{name}");
-    let values = hints.values(d, name);
+    let values = hints.values(name);
     let list = format!("{id}-values");
     let example = match name {
         "bbox" => {

@@ -29,7 +29,7 @@ use template::{Answered, Shown};
 
 pub fn render(view: &View, query_string: &str) -> Result<Drawn, ApiError> {
     let (ask, refused) = Ask::read(query_string);
-    let hints = query::Hints::of(view.release)?;
+    let hints = query::Hints::of(view.release, ask.dataset)?;
     let outcome = match refused {
         Some(e) => Err(e),
         None => answer(view, &ask),

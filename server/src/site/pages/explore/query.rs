@@ -2,7 +2,7 @@
 //! engine on the page's connection (under the query time limit), and the values its filter
 //! fields suggest.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rusqlite::types::Value as SqlValue;
 
@@ -37,46 +37,60 @@ const SMALL_TABLE: i64 = 50_000;
 /// A column with more values than this suggests none (a partial list would mislead).
 const MOST_VALUES: usize = 500;
 
-/// The values of each filterable column that are quick to list, in each release (learnt on
-/// its first Explore page, then kept with it): `(table, column, values)`.
-pub struct Hints(Vec<(&'static str, &'static str, Vec<String>)>);
+/// The values of each filterable column of a dataset that are quick to list: `(column,
+/// values)`. Learnt for a dataset on its first Explore page in a release, then kept with the
+/// release (each dataset's own: a page reads only its own dataset's).
+pub struct Hints(Vec<(&'static str, Vec<String>)>);
+
+/// Each paginated dataset's hints, by its place among them, once learnt.
+struct Known(Vec<OnceLock<Arc<Hints>>>);
 
 impl Hints {
-    pub fn of(release: &Release) -> Result<Arc<Hints>, ApiError> {
-        release.kept.get_or_make(|| Hints::read(release))
+    pub fn of(release: &Release, d: &'static Dataset) -> Result<Arc<Hints>, ApiError> {
+        let known = release.kept.get_or_make(|| {
+            Ok::<_, ApiError>(Known(datasets().map(|_| OnceLock::new()).collect()))
+        })?;
+        let at = datasets().position(|k| std::ptr::eq(k, d));
+        let Some(slot) = at.and_then(|i| known.0.get(i)) else {
+            return Ok(Arc::new(Hints(Vec::new())));
+        };
+        if let Some(hints) = slot.get() {
+            return Ok(hints.clone());
+        }
+        // Two first pages at once may both read them: the same values, one kept.
+        let hints = Arc::new(Hints::read(release, d)?);
+        Ok(slot.get_or_init(|| hints).clone())
     }
 
-    /// The values of `column` in `d`, in order (none when not quick to list).
-    pub fn values(&self, d: &Dataset, column: &str) -> &[String] {
-        let found = (self.0.iter()).find(|(t, c, _)| *t == d.table && *c == column);
-        found.map_or(&[], |(_, _, values)| values.as_slice())
+    /// The values of `column`, in order (none when not quick to list).
+    pub fn values(&self, column: &str) -> &[String] {
+        let found = self.0.iter().find(|(c, _)| *c == column);
+        found.map_or(&[], |(_, values)| values.as_slice())
     }
 
-    fn read(release: &Release) -> Result<Hints, ApiError> {
+    fn read(release: &Release, d: &'static Dataset) -> Result<Hints, ApiError> {
         let rollups = Rollups::of(release)?;
         let conn = release.connection()?;
+        let small = release.rows(d.table).0 <= SMALL_TABLE;
         let mut hints = Vec::new();
-        for d in datasets() {
-            let small = release.rows(d.table).0 <= SMALL_TABLE;
-            for column in d.facet_columns() {
-                let one = std::slice::from_ref(&column);
-                let source = Source::choose(d, &[], one, false, &rollups);
-                if !small && !matches!(source, Source::Rollup(_)) {
-                    continue;
-                }
-                let facets = Facets {
-                    dataset: d,
-                    conditions: Vec::new(),
-                    columns: vec![column],
-                    size: MOST_VALUES,
-                };
-                let Some(facet) = facets.run(&conn, &rollups)?.pop() else {
-                    continue;
-                };
-                if !facet.truncated {
-                    let values = sorted(facet.values.into_iter().map(|(v, _)| v).collect());
-                    hints.push((d.table, column.name, values));
-                }
+        for column in d.facet_columns() {
+            let one = std::slice::from_ref(&column);
+            let source = Source::choose(d, &[], one, false, &rollups);
+            if !small && !matches!(source, Source::Rollup(_)) {
+                continue;
+            }
+            let facets = Facets {
+                dataset: d,
+                conditions: Vec::new(),
+                columns: vec![column],
+                size: MOST_VALUES,
+            };
+            let Some(facet) = facets.run(&conn, &rollups)?.pop() else {
+                continue;
+            };
+            if !facet.truncated {
+                let values = sorted(facet.values.into_iter().map(|(v, _)| v).collect());
+                hints.push((column.name, values));
             }
         }
         Ok(Hints(hints))
