@@ -32,6 +32,7 @@ pub const CSP_NO_SCRIPT: &str = "default-src 'none'; style-src 'self'; img-src '
 pub enum Section {
     Map,
     Regions,
+    Explore,
     About,
     Docs,
     Downloads,
@@ -42,6 +43,7 @@ pub enum Section {
 const NAVIGATION: &[(Section, &str, &str)] = &[
     (Section::Map, "/", "Map"),
     (Section::Regions, "/regions", "Regions"),
+    (Section::Explore, "/explore", "Explore"),
     (Section::About, "/about", "About"),
     (Section::Docs, "/docs", "API docs"),
     (Section::Downloads, "/downloads", "Downloads"),

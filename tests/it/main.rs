@@ -26,6 +26,7 @@ mod reliability;
 mod rendered;
 mod revisions;
 mod site;
+mod site_explore;
 mod site_places;
 mod site_releases;
 mod snapshots;

@@ -22,7 +22,7 @@ use crate::site::{
 use crate::support::*;
 
 /// The width of the smallest phone the site is drawn for.
-const PHONE: (u32, u32) = (360, 800);
+pub const PHONE: (u32, u32) = (360, 800);
 
 /// The kept releases, oldest first.
 const RELEASES: [&str; 3] = ["2023", "2024", "2025"];
@@ -123,13 +123,13 @@ fn kept_releases() -> &'static Kept {
     })
 }
 
-fn server() -> &'static TestServer {
+pub fn server() -> &'static TestServer {
     static SERVER: OnceLock<TestServer> = OnceLock::new();
     SERVER.get_or_init(|| serve(&kept_releases().db, &[]))
 }
 
 /// A page as a browser asks for it (a path nobody answers is then an HTML 404).
-fn page(server: &TestServer, path: &str) -> Reply {
+pub fn page(server: &TestServer, path: &str) -> Reply {
     request(server, "GET", path, &[("accept", "text/html")])
 }
 
@@ -170,7 +170,7 @@ fn picker_span(body: &str) -> Option<(usize, usize)> {
 }
 
 /// Every value of the attribute `name` in `html`, its entities read (`&amp;`).
-fn attribute_values(html: &str, name: &str) -> Vec<String> {
+pub fn attribute_values(html: &str, name: &str) -> Vec<String> {
     let marker = format!(" {name}=\"");
     html.split(&marker)
         .skip(1)
@@ -179,7 +179,7 @@ fn attribute_values(html: &str, name: &str) -> Vec<String> {
 }
 
 /// Every URL of a page outside its picker: links, forms, the map's data.
-fn urls(body: &str) -> Vec<String> {
+pub fn urls(body: &str) -> Vec<String> {
     let body = match picker_span(body) {
         Some((start, end)) => format!("{}{}", &body[..start], &body[end..]),
         None => body.to_string(),
@@ -486,7 +486,7 @@ fn a_kept_page_follows_the_list_of_kept_releases() {
 
 /// axe-core's script (npm's `axe-core`: `npm install -g axe-core`; `AXE_CORE_JS` names another
 /// copy), if installed.
-fn axe_source() -> Option<String> {
+pub fn axe_source() -> Option<String> {
     let global = std::process::Command::new("npm")
         .args(["root", "-g"])
         .output()
@@ -507,7 +507,7 @@ fn axe_source() -> Option<String> {
 
 /// What axe-core finds on the page open in `w` (WCAG 2.2 A and AA, and best practice), as
 /// `rule: elements`.
-fn axe_violations(w: &Watched, axe: &str) -> Vec<String> {
+pub fn axe_violations(w: &Watched, axe: &str) -> Vec<String> {
     w.tab.evaluate(axe, false).expect("axe-core loads");
     let found = eval(
         &w.tab,
@@ -641,12 +641,13 @@ fn a_named_release_in_chromium_stays_in_it_and_is_accessible() {
         // release shown is text, not a stop), then the page.
         open(&w, &server.url("/releases/2024/manualcountpoints/501"));
         assert_eq!(
-            focus_order(&w, 11),
+            focus_order(&w, 12),
             [
                 "Skip to main content",
                 "Road traffic statistics",
                 "Map",
                 "Regions",
+                "Explore",
                 "About",
                 "API docs",
                 "Downloads",

@@ -83,6 +83,7 @@ const PAGES: &[(&str, Page)] = &[
     ("/regions", Page::Regions),
     ("/local-authorities", Page::LocalAuthorities),
     ("/about", Page::About),
+    ("/explore", Page::Explore),
 ];
 
 /// Files under `/downloads/`, by the rest of the path as it is.
@@ -461,6 +462,7 @@ mod tests {
             ("/", "Page(Home)"),
             ("//", "Page(Home)"),
             ("/regions/", "Page(Regions)"),
+            ("/explore/", "Page(Explore)"),
             ("/regions/7/", "Page(Region(Some(7)))"),
             ("/regions/7/8", "Page(Region(None))"),
             ("/regionsx/7", "Unknown"),

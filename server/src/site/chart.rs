@@ -32,7 +32,7 @@ const TOP: f64 = 12.0;
 const BOTTOM: f64 = 36.0;
 
 /// A rounded top for the y axis and its step: ticks at 0, step, 2 step ... top.
-fn y_axis(max: f64) -> (f64, f64) {
+pub(super) fn y_axis(max: f64) -> (f64, f64) {
     if max <= 0.0 || !max.is_finite() {
         return (1.0, 0.25);
     }
@@ -47,7 +47,7 @@ fn y_axis(max: f64) -> (f64, f64) {
 }
 
 /// A tick's value, short: `350k`, `1.2m`, `3.4bn`.
-fn compact(v: f64) -> String {
+pub(super) fn compact(v: f64) -> String {
     let (scaled, unit) = match v.abs() {
         a if a >= 1e9 => (v / 1e9, "bn"),
         a if a >= 1e6 => (v / 1e6, "m"),

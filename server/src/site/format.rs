@@ -17,6 +17,42 @@ pub fn whole(n: f64) -> String {
     out
 }
 
+/// A number written out in full, with thousands separators in its whole part and its decimals
+/// as given: `-1234.567` is `-1,234.567`. Exact for any integer (no float in between).
+pub fn grouped(text: &str) -> String {
+    let (sign, digits) = match text.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", text),
+    };
+    let (whole, decimals) = match digits.split_once('.') {
+        Some((w, d)) => (w, Some(d)),
+        None => (digits, None),
+    };
+    let mut out = String::from(sign);
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if let Some(d) = decimals {
+        out.push('.');
+        out.push_str(d);
+    }
+    out
+}
+
+/// A float to `places` decimals at most, trailing zeros dropped, grouped: `12345.600000001`
+/// is `12,345.6` (a sum of decimals carries the float's noise).
+pub fn decimal(n: f64, places: usize) -> String {
+    let text = format!("{n:.places$}");
+    let text = match text.contains('.') {
+        true => text.trim_end_matches('0').trim_end_matches('.'),
+        false => &text,
+    };
+    grouped(if text == "-0" { "0" } else { text })
+}
+
 /// An optional count: blank when missing.
 pub fn count(n: Option<f64>) -> String {
     n.map(whole).unwrap_or_default()
@@ -65,6 +101,56 @@ pub fn vehicle(column: &str) -> &str {
         "all_hgvs" => "Heavy goods vehicles",
         "all_motor_vehicles" => "All motor vehicles",
         other => other,
+    }
+}
+
+/// A column of the catalogue as people name it: `Road category`, `Cars and taxis`,
+/// `HGVs with 3 rigid axles`; any other as its words (`aadf_year` would be `Aadf year`).
+pub fn column(name: &str) -> String {
+    let known = match name {
+        "count_point_id" => "Count point",
+        "region_id" => "Region",
+        "local_authority_id" => "Local authority",
+        "road_name" => "Road",
+        "aadf_year" => "Latest AADF year",
+        "link_length_km" => "Link length (km)",
+        "link_length_miles" => "Link length (miles)",
+        "total_link_length_km" => "Total link length (km)",
+        "total_link_length_miles" => "Total link length (miles)",
+        "hgvs_2_rigid_axle" => "HGVs with 2 rigid axles",
+        "hgvs_3_rigid_axle" => "HGVs with 3 rigid axles",
+        "hgvs_4_or_more_rigid_axle" => "HGVs with 4 or more rigid axles",
+        "hgvs_3_or_4_articulated_axle" => "HGVs with 3 or 4 articulated axles",
+        "hgvs_5_articulated_axle" => "HGVs with 5 articulated axles",
+        "hgvs_6_articulated_axle" => "HGVs with 6 articulated axles",
+        "id" => "Record id",
+        other => match vehicle(other) {
+            named if named != other => named,
+            _ => return sentence(&other.replace('_', " ")),
+        },
+    };
+    known.to_string()
+}
+
+/// Text with its first letter a capital.
+pub fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// A name inside a sentence: its first letter small unless the word is an abbreviation
+/// (`Cars and taxis` is `cars and taxis`, `HGVs...` stays).
+pub fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(a), Some(b)) if a.is_uppercase() && b.is_lowercase() => a
+            .to_lowercase()
+            .chain(text[a.len_utf8()..].chars())
+            .collect(),
+        _ => text.to_string(),
     }
 }
 
@@ -213,6 +299,25 @@ mod tests {
         assert_eq!(date("2023-10-23"), "Monday 23 October 2023");
         assert_eq!(date("1970-01-01 00:00:00"), "Thursday 1 January 1970");
         assert_eq!(date("soon"), "soon");
+        assert_eq!(grouped("-1234567.25"), "-1,234,567.25");
+        assert_eq!(grouped("9007199254740993"), "9,007,199,254,740,993");
+        assert_eq!(grouped("999"), "999");
+        assert_eq!(decimal(12_345.600_000_001, 3), "12,345.6");
+        assert_eq!(decimal(2.0, 3), "2");
+        assert_eq!(decimal(-0.0001, 3), "0");
+    }
+
+    #[test]
+    fn columns_read_as_words() {
+        assert_eq!(column("road_category"), "Road category");
+        assert_eq!(column("cars_and_taxis"), "Cars and taxis");
+        assert_eq!(column("hgvs_3_rigid_axle"), "HGVs with 3 rigid axles");
+        assert_eq!(lower_first("Cars and taxis"), "cars and taxis");
+        assert_eq!(
+            lower_first("HGVs with 3 rigid axles"),
+            "HGVs with 3 rigid axles"
+        );
+        assert_eq!(lower_first("AADF"), "AADF");
     }
 
     #[test]

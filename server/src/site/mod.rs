@@ -6,11 +6,12 @@
 //! - `view`: what a page is rendered from;
 //! - `frame`: which kept release a page is of, and the same page in each other (its picker);
 //! - `summary`: what is learnt once per loaded file (the map's points, areas, headline figures);
-//! - `chart`: line charts drawn on the server as SVG;
+//! - `chart`: line charts drawn on the server as SVG (`bars`: bar charts);
 //! - `format`: numbers, units and road categories as people read them;
 //! - `pages`: one module per kind of page, each a query on the blocking pool and a template.
 
 pub mod assets;
+mod bars;
 mod chart;
 mod format;
 pub mod frame;
@@ -21,7 +22,7 @@ mod view;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_web::http::header;
+use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use maud::Markup;
 
@@ -47,7 +48,8 @@ pub async fn respond(
     // The page's header lists the kept releases: a page kept is one of that listing.
     let key = format!("site {}?{query} releases {}", req.path(), releases.key);
     let frame = releases.frame.clone();
-    let result = render(state, served, key, releases, move |view| {
+    let rows = page.rows_read(&served.release, &query).await;
+    let result = render(state, served, (key, rows), releases, move |view| {
         page.render(view, &query)
     })
     .await;
@@ -95,12 +97,31 @@ pub enum Page {
     LocalAuthority(Option<i64>),
     CountPoint(Option<i64>),
     About,
+    /// Any summary of the API, asked with a form.
+    Explore,
+}
+
+/// A page drawn, and its status: 200, or 400 for a page that shows what was wrong with the
+/// question it was asked (the Explore page's), which is not kept.
+pub struct Drawn {
+    pub status: StatusCode,
+    pub markup: Markup,
+}
+
+impl From<Markup> for Drawn {
+    fn from(markup: Markup) -> Drawn {
+        Drawn {
+            status: StatusCode::OK,
+            markup,
+        }
+    }
 }
 
 impl Page {
-    fn render(self, view: &View, query: &str) -> Result<Markup, ApiError> {
+    fn render(self, view: &View, query: &str) -> Result<Drawn, ApiError> {
         let missing = || ApiError::NotFound(String::new());
-        match self {
+        let markup = match self {
+            Page::Explore => return pages::explore::render(view, query),
             Page::Home => pages::home::render(view, query),
             Page::Regions => pages::regions::list(view),
             Page::Region(id) => pages::regions::one(view, id.ok_or_else(missing)?),
@@ -110,22 +131,36 @@ impl Page {
             }
             Page::CountPoint(id) => pages::count_point::render(view, id.ok_or_else(missing)?),
             Page::About => pages::about::render(view),
+        };
+        markup.map(Drawn::from)
+    }
+
+    /// The rows of a table the page reads (the Explore page's question may read many, as the
+    /// API's summary may), for a heavy permit; asked on the blocking pool, as it may learn the
+    /// release's tables of totals.
+    async fn rows_read(&self, release: &Arc<Release>, query: &str) -> i64 {
+        if *self != Page::Explore {
+            return 0;
         }
+        let (release, query) = (release.clone(), query.to_string());
+        let rows = web::block(move || pages::explore::rows_read(&release, &query));
+        rows.await.unwrap_or(0)
     }
 }
 
 /// Renders a page on the blocking pool, where SQLite runs, and sends it; a page is a pure
 /// function of the loaded file, its path and query and the kept releases (`key`), so it is
-/// kept in the file's response cache and rendered once while it stays there.
+/// kept in the file's response cache and rendered once while it stays there (but a 400).
+/// One that reads more than a few of a table's `rows` waits for a heavy permit first.
 async fn render<F>(
     state: &AppState,
     served: &Served,
-    key: String,
+    (key, rows): (String, i64),
     releases: Releases,
     page: F,
 ) -> Result<HttpResponse, ApiError>
 where
-    F: FnOnce(&View) -> Result<Markup, ApiError> + Send + 'static,
+    F: FnOnce(&View) -> Result<Drawn, ApiError> + Send + 'static,
 {
     let release = served.release.clone();
     let prefix = served.prefix.clone();
@@ -137,7 +172,9 @@ where
     let api_base = state.config.base_path().to_string();
     let max_page_size = state.config.max_page_size;
     let named = state.named.clone();
-    let markup = web::block(move || {
+    let permit = state.heavy_permit(rows).await?;
+    let drawn = web::block(move || {
+        let _permit = permit;
         // Learnt once per release, outside the time limit; kept, it needs no connection.
         let summary = match release.kept.get::<Summary>() {
             Some(kept) => kept,
@@ -167,7 +204,11 @@ where
     })
     .await
     .map_err(ApiError::internal)??;
-    let (page, _) = responses.keep(key, markup.into_string().into_bytes(), Encoding::Identity);
+    if !drawn.status.is_success() {
+        return Ok(html::send(drawn.status, drawn.markup));
+    }
+    let page = drawn.markup.into_string().into_bytes();
+    let (page, _) = responses.keep(key, page, Encoding::Identity);
     Ok(html::send_page(page))
 }
 

@@ -13,6 +13,7 @@
 
 pub mod about;
 pub mod count_point;
+pub mod explore;
 pub mod home;
 pub mod local_authority;
 pub mod query;
