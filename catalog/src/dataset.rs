@@ -1,7 +1,14 @@
 //! What the catalogue says of a dataset and of each of its columns: the types. The datasets
 //! themselves are declared in `datasets.rs`.
 
-use crate::totals::Rollup;
+/// A table of totals kept at load time (see `crate::totals`).
+#[derive(Debug)]
+pub struct Rollup {
+    /// The table's name after `<table>_totals_` (an interface: scripts may query it).
+    pub name: &'static str,
+    /// The columns it is kept by, each a stored column of the dataset.
+    pub by: &'static [&'static str],
+}
 
 /// How a value is typed in SQLite and written in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,7 +18,6 @@ pub mod totals;
 
 pub use dataset::*;
 pub use datasets::*;
-pub use totals::Rollup;
 
 /// A stable 64-bit hash (FNV-1a): the same on every run and every machine, for versions and
 /// tags that must not change between starts.

@@ -10,17 +10,7 @@
 //! rollup: counts and sums add up, minima and maxima of minima and maxima, averages are sums
 //! over counts.
 
-use crate::schema::column_ddl;
-use crate::{Column, Dataset, Domain, Source, ValueType};
-
-/// A table of totals kept at load time (see the module's documentation).
-#[derive(Debug)]
-pub struct Rollup {
-    /// The table's name after `<table>_totals_` (an interface: scripts may query it).
-    pub name: &'static str,
-    /// The columns it is kept by, each a stored column of the dataset.
-    pub by: &'static [&'static str],
-}
+use crate::{Column, Dataset, Domain, Rollup, Source, ValueType};
 
 /// The rollup column holding the number of rows of each combination.
 pub const RECORDS: &str = "records";
@@ -61,35 +51,6 @@ fn is_measure(c: &Column) -> bool {
 /// The name of a rollup's column of one statistic of a measure.
 pub fn stat_column(stat: &str, measure: &str) -> String {
     format!("{stat}_{measure}")
-}
-
-/// `CREATE TABLE` of a rollup: its `by` columns typed (and collated) as in the dataset's
-/// table, so that a filter compares the same way in both.
-pub fn create_rollup_table(d: &Dataset, table: &str, rollup: &Rollup) -> String {
-    let mut columns: Vec<String> = (rollup.by.iter())
-        .map(|name| column_ddl(d, d.column(name).expect("rollup column")))
-        .collect();
-    columns.push(format!("{RECORDS} INTEGER NOT NULL"));
-    for m in d.measure_columns() {
-        for stat in STATS {
-            let ty = match stat {
-                "count" => ValueType::Integer,
-                _ => m.ty,
-            };
-            columns.push(format!("{} {}", stat_column(stat, m.name), ty.sql()));
-        }
-    }
-    format!("CREATE TABLE {table} ({})", columns.join(", "))
-}
-
-/// An index per column of a rollup that narrows it (a year, an area, an hour), so that a
-/// filtered summary (one local authority) seeks its rows; none on the codes, each of which
-/// keeps a large share of them.
-pub fn create_rollup_indexes(d: &Dataset, table: &str, rollup: &Rollup) -> Vec<String> {
-    let narrows = |c: &&&str| !matches!(d.column(c).map(|c| c.domain), Some(Domain::Code(_)));
-    (rollup.by.iter().filter(narrows))
-        .map(|c| format!("CREATE INDEX {table}_{c} ON {table} ({c})"))
-        .collect()
 }
 
 /// A group's key as written: a text column, grouped ignoring letter case where it is filtered
@@ -144,7 +105,6 @@ pub fn regroup_rollup(d: &Dataset, table: &str, rollup: &Rollup, parts: &str) ->
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::{AADF, COUNT_POINTS, DATASETS, RAW_COUNTS};
 
     #[test]
@@ -167,23 +127,5 @@ mod tests {
         assert_eq!(COUNT_POINTS.measure_columns().count(), 0);
         let facets: Vec<&str> = RAW_COUNTS.facet_columns().map(|c| c.name).collect();
         assert!(facets.contains(&"hour") && !facets.contains(&"id"));
-    }
-
-    #[test]
-    fn rollups_build_in_sqlite() {
-        let db = rusqlite::Connection::open_in_memory().unwrap();
-        for d in DATASETS {
-            db.execute_batch(&crate::schema::create_table(d)).unwrap();
-            for (table, r) in d.rollup_tables() {
-                db.execute_batch(&create_rollup_table(d, &table, r))
-                    .unwrap();
-                db.execute_batch(&fill_rollup(d, &table, r)).unwrap();
-                let parts = format!("{table}_parts");
-                db.execute_batch(&create_rollup_table(d, &parts, r))
-                    .unwrap();
-                db.execute_batch(&regroup_rollup(d, &table, r, &parts))
-                    .unwrap();
-            }
-        }
     }
 }

@@ -226,7 +226,9 @@ impl Tally {
             .find(|(table, _)| *table == self.table)
             .map(|(_, r)| r)
             .expect("a rollup of the dataset");
-        conn.execute_batch(&totals::create_rollup_table(d, &parts, rollup))?;
+        conn.execute_batch(&roadtraffic_catalog::schema::create_rollup_table(
+            d, &parts, rollup,
+        ))?;
         self.write_parts(conn, &parts)?;
         conn.execute_batch(&totals::regroup_rollup(d, &self.table, rollup, &parts))?;
         conn.execute_batch(&format!("DROP TABLE {parts}"))?;

@@ -148,7 +148,7 @@ fn complete(conn: &Connection, d: &Dataset, tallies: Option<Tallies>) -> Result<
         None => totals::fill_by_sql(conn, d)?,
     }
     for (table, rollup) in d.rollup_tables() {
-        for ddl in catalog::totals::create_rollup_indexes(d, &table, rollup) {
+        for ddl in schema::create_rollup_indexes(d, &table, rollup) {
             conn.execute_batch(&ddl)?;
         }
     }

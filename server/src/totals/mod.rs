@@ -17,7 +17,8 @@ mod source;
 mod summary;
 mod write;
 
-pub use ask::{Facets, Summary};
+pub use ask::{Facets, Measure, Stat, Summary, AVG_DECIMALS, MAX_GROUP_BY, MAX_SUMMARY_ROWS};
 pub use facets::write_json as facets_json;
 pub use source::{Rollups, Source};
+pub use summary::{Cell, SummaryRows};
 pub use write::SummaryFormat;
