@@ -8,7 +8,7 @@
 use indexmap::IndexSet;
 use rustc_hash::FxBuildHasher;
 
-use roadtraffic_catalog::{totals, Dataset};
+use roadtraffic_catalog::{schema, totals, Dataset};
 use rusqlite::Connection;
 
 use crate::error::LoadError;
@@ -210,9 +210,9 @@ impl Tally {
         Some(g)
     }
 
-    /// Fills its table: a row per group into a table of parts, then those regrouped as the
-    /// table's collation groups them (a code in two letter cases is one group, as it is in a
-    /// GROUP BY of the dataset).
+    /// Fills its table, a row per group; where two groups differ only in the letter case of
+    /// a code (which the table's collation joins, as a GROUP BY of the dataset does), through
+    /// a table of parts regrouped by SQL.
     fn write(&self, conn: &Connection, d: &Dataset) -> Result<(), LoadError> {
         if self.overflowed {
             log::warn!(
@@ -221,18 +221,33 @@ impl Tally {
             );
             return Ok(());
         }
+        if !self.has_case_variants() {
+            return self.write_parts(conn, &self.table);
+        }
         let parts = format!("temp.{}_parts", self.table);
         let rollup = (d.rollup_tables())
             .find(|(table, _)| *table == self.table)
             .map(|(_, r)| r)
             .expect("a rollup of the dataset");
-        conn.execute_batch(&roadtraffic_catalog::schema::create_rollup_table(
-            d, &parts, rollup,
-        ))?;
+        conn.execute_batch(&schema::create_rollup_table(d, &parts, rollup))?;
         self.write_parts(conn, &parts)?;
         conn.execute_batch(&totals::regroup_rollup(d, &self.table, rollup, &parts))?;
         conn.execute_batch(&format!("DROP TABLE {parts}"))?;
         Ok(())
+    }
+
+    /// Whether two groups' keys differ only in letter case.
+    fn has_case_variants(&self) -> bool {
+        let mut folded = rustc_hash::FxHashSet::default();
+        let fold = |part: &Part| match part {
+            Part::Text(t) if t.bytes().any(|b| b.is_ascii_uppercase()) => {
+                Part::Text(t.to_ascii_lowercase())
+            }
+            other => other.clone(),
+        };
+        let cased = |key: &Vec<Part>| key.iter().any(|p| matches!(p, Part::Text(_)));
+        (self.keys.iter().filter(|k| cased(k)))
+            .any(|key| !folded.insert(key.iter().map(fold).collect::<Vec<_>>()))
     }
 
     /// Inserts a row per group into `parts`: its key, its records, each measure's sum,
