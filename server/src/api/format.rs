@@ -52,6 +52,11 @@ impl Format {
     }
 }
 
+/// The last segment of a listing's facets (`Endpoint::has_totals`), and of its summary (before
+/// its form's ending).
+pub const FACETS: &str = "facets";
+pub const SUMMARY: &str = "summary";
+
 /// A listing endpoint: a dataset at one of its paths (`alias` 0 is its own, the others the
 /// public service's aliases) in one format. The route table is built of these, from the
 /// catalogue, and the description and docs page are written from the table's.
@@ -89,6 +94,12 @@ impl Endpoint {
     pub fn has_revisions(&self) -> bool {
         let d = self.dataset;
         self.format == Format::Json && d.paginated && !matches!(d.natural_key, [] | ["id"])
+    }
+
+    /// Whether the endpoint has totals (`<endpoint>/facets`, `<endpoint>/summary`): a paginated
+    /// JSON listing.
+    pub fn has_totals(&self) -> bool {
+        self.format == Format::Json && self.dataset.paginated
     }
 
     /// The path of the same listing at the dataset's own path: the metric label's.

@@ -27,7 +27,7 @@ mod revisions;
 
 pub use envelope::Envelope;
 pub use filter_sets::FilterSets;
-pub use format::{Endpoint, Format};
+pub use format::{Endpoint, Format, FACETS, SUMMARY};
 
 pub use paging::{Pager, RowQuery, Window};
 pub use params::{conditions, filter_condition, Condition, ListRequest, Range, DEFAULT_PAGE_SIZE};

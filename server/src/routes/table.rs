@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use crate::api::{Endpoint, Envelope, Format, REVISIONS};
+use crate::api::{Endpoint, Envelope, Format, FACETS, REVISIONS, SUMMARY};
 use crate::configuration::Config;
 use crate::ogc::{self, Resource};
 use crate::ops::metrics::Label;
@@ -104,10 +104,6 @@ const PREFIXES: &[(&str, RestOfPath)] = &[
 
 /// How the rest of a path after a prefix makes its route.
 type RestOfPath = fn(&str) -> Route;
-
-/// The last segment of a listing's facets, and of its summary (before its format's ending).
-pub const FACETS: &str = "facets";
-pub const SUMMARY: &str = "summary";
 
 /// The path under the API's base path of what changed with the release being served.
 pub const CHANGES_PATH: &str = "/releases/latest/changes";
@@ -241,8 +237,7 @@ impl RouteTable {
     fn totals(&self, rest: &str) -> Option<Route> {
         let rest = rest.strip_suffix('/').unwrap_or(rest);
         let (listing, last) = rest.rsplit_once('/')?;
-        let e = (self.by_path.get(listing))
-            .filter(|e| e.format == Format::Json && e.dataset.paginated)?;
+        let e = self.by_path.get(listing).filter(|e| e.has_totals())?;
         if last == FACETS {
             return Some(Route::Facets(*e));
         }
