@@ -12,6 +12,7 @@ mod openapi;
 mod releases;
 mod releases_docs;
 mod schemas;
+mod totals;
 
 use std::sync::{Arc, Mutex, PoisonError};
 

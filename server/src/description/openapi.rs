@@ -15,8 +15,8 @@ use crate::spatial::area::MAX_RADIUS_M;
 use crate::spatial::grid::AREA_OF_USE;
 
 /// The whole description, but its `servers` (see [`super::Description`]), of the API's
-/// paths under the base path: the listing endpoints and their revisions, then the change
-/// report's path; and `/releases`.
+/// paths under the base path: the listing endpoints, their revisions and totals, then the
+/// change report's path; and `/releases`.
 pub fn document(config: &Config, endpoints: &[Endpoint], changes_path: &str) -> Value {
     let base = config.base_path();
     let mut paths = Map::new();
@@ -31,6 +31,7 @@ pub fn document(config: &Config, endpoints: &[Endpoint], changes_path: &str) -> 
             json!({ "get": get }),
         );
     }
+    super::totals::paths(config, endpoints, &mut paths);
     paths.insert(
         format!("{base}{changes_path}"),
         json!({"get": changes_operation()}),
@@ -45,6 +46,7 @@ pub fn document(config: &Config, endpoints: &[Endpoint], changes_path: &str) -> 
         schemas_map.insert(format!("{name}Page"), schemas::envelope(&name));
         schemas_map.insert(name, schemas::record(d));
     }
+    super::totals::schemas(&mut schemas_map);
     json!({
         "openapi": "3.1.0",
         "info": info(),
@@ -133,14 +135,14 @@ fn description(d: &'static Dataset, form: Format) -> String {
 }
 
 /// One of a list's items from a set of names; an empty item is ignored, as every empty value is.
-fn names(names: Vec<String>) -> Value {
+pub(super) fn names(names: Vec<String>) -> Value {
     let mut all = vec![String::new()];
     all.extend(names);
     json!({"type": "string", "enum": all})
 }
 
 /// One query parameter whose value is a comma-separated list of `items`.
-fn list_parameter(name: &str, description: String, items: Value) -> Value {
+pub(super) fn list_parameter(name: &str, description: String, items: Value) -> Value {
     json!({
         "name": name,
         "in": "query",
@@ -280,6 +282,22 @@ fn responses(d: &'static Dataset, format: Format, config: &Config) -> Value {
         Format::Parquet => json!({"type": "string", "format": "binary"}),
         Format::GeoJson => json!({"$ref": "#/components/schemas/FeatureCollection"}),
     };
+    let mut content = Map::new();
+    content.insert(format.content_type().into(), json!({"schema": body}));
+    if format == Format::Json && d.paginated && Places::of(d).is_some() {
+        let page = json!({"$ref": "#/components/schemas/FeatureCollection"});
+        content.insert(
+            Format::GeoJson.content_type().into(),
+            json!({"schema": page}),
+        );
+    }
+    let what = "A parameter is wrong; the message says which and how.";
+    answered("The records.", content, what, config)
+}
+
+/// A data answer's responses: `200` with `content` (described as `ok`) and its headers, `304`,
+/// the errors (`bad`, what a `400` means), the rate limit's when it is on.
+pub(super) fn answered(ok: &str, content: Map<String, Value>, bad: &str, config: &Config) -> Value {
     let mut headers = Map::new();
     headers.insert("ETag".into(), json!({"description": "Changes when the loaded file changes.", "schema": {"type": "string"}}));
     if config.rate_limit > 0 {
@@ -293,27 +311,15 @@ fn responses(d: &'static Dataset, format: Format, config: &Config) -> Value {
         );
     }
     let mut out = Map::new();
-    let mut content = Map::new();
-    content.insert(format.content_type().into(), json!({"schema": body}));
-    if format == Format::Json && d.paginated && Places::of(d).is_some() {
-        let page = json!({"$ref": "#/components/schemas/FeatureCollection"});
-        content.insert(
-            Format::GeoJson.content_type().into(),
-            json!({"schema": page}),
-        );
-    }
     out.insert(
         "200".into(),
-        json!({"description": "The records.", "headers": headers, "content": content}),
+        json!({"description": ok, "headers": headers, "content": content}),
     );
     out.insert(
         "304".into(),
         json!({"description": "Not modified: `If-None-Match` matched the ETag."}),
     );
-    out.insert(
-        "400".into(),
-        message("A parameter is wrong; the message says which and how."),
-    );
+    out.insert("400".into(), message(bad));
     if config.rate_limit > 0 {
         out.insert(
             "429".into(),

@@ -36,7 +36,8 @@ fn json_type(c: &Column) -> &'static str {
     }
 }
 
-fn field_schema(d: &Dataset, c: &Column) -> Value {
+/// A field's schema: its JSON type (with null where it can be empty) and meaning.
+pub(super) fn field_schema(d: &Dataset, c: &Column) -> Value {
     let ty = json_type(c);
     let mut schema = Map::new();
     schema.insert(

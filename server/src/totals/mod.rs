@@ -17,7 +17,10 @@ mod source;
 mod summary;
 mod write;
 
-pub use ask::{Facets, Measure, Stat, Summary, AVG_DECIMALS, MAX_GROUP_BY, MAX_SUMMARY_ROWS};
+pub use ask::{
+    Facets, Measure, Stat, Summary, AVG_DECIMALS, DEFAULT_FACET_SIZE, MAX_FACET_SIZE, MAX_GROUP_BY,
+    MAX_SUMMARY_ROWS,
+};
 pub use facets::write_json as facets_json;
 pub use source::{Rollups, Source};
 pub use summary::{Cell, SummaryRows};
