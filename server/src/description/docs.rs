@@ -40,10 +40,12 @@ pub fn page(
             rows: &example,
             near: near.as_deref(),
             revised,
+            totals: super::totals_docs::dataset_examples(d, config),
         };
         sections.push(endpoint(d, &of_d, config, examples));
     }
     let base = config.base_path();
+    let totals = super::totals_docs::section(&conn, config)?;
     let body = html! {
         h1 { "The road traffic API" }
         p { "The Department for Transport's road traffic statistics API, answered from this mirror's copy of a release: the same paths, records, filters and pagination envelope as "
@@ -57,8 +59,10 @@ pub fn page(
             li { code { "sort=a,-b" } " (" code { "-" } " for descending); " code { "fields=a,b" } " for some fields only." }
             li { "Every listing is also served whole, with the same filters, sort and fields, as CSV (" code { "<endpoint>.csv" } ") and NDJSON (" code { "<endpoint>.ndjson" } "); those with places as GeoJSON too (" code { "<endpoint>.geojson" } ")." }
             li { "Where: " code { "filter[bbox]=minLon,minLat,maxLon,maxLat" } " and " code { "filter[near]=lon,lat,radius_m" } " on the listings with places (nearest first, each record with " code { "distance_m" } "); for GIS clients, the same data as an OGC API - Features service at " a href="/ogcapi" { code { "/ogcapi" } } "." }
+            li { "Totals: " code { "<endpoint>/facets" } " and " code { "<endpoint>/summary" } " (also " code { ".csv" } ", " code { ".ndjson" } ") on every paginated listing, with its filters: " a href="#totals" { "facets and summaries" } "." }
             li { "Errors are JSON " code { "{\"message\": \"...\"}" } ": 400 bad parameter, 404 no such path, 405 wrong method, 429 rate limited, 503 busy or over the query time limit, 500 anything else." }
         }
+        (totals)
         (super::releases_docs::section(config))
         h2 { "Where this mirror differs from the public service" }
         ul { @for d in DEVIATIONS { li { (inline_code(d)) } } }
@@ -179,6 +183,8 @@ struct Examples<'a> {
     near: Option<&'a str>,
     /// The revisions of a record, on a dataset that has them.
     revised: Option<Markup>,
+    /// Its facets and summary, on a paginated dataset.
+    totals: Option<Markup>,
 }
 
 fn endpoint(d: &Dataset, endpoints: &[Endpoint], config: &Config, examples: Examples) -> Markup {
@@ -206,6 +212,7 @@ fn endpoint(d: &Dataset, endpoints: &[Endpoint], config: &Config, examples: Exam
                 " Whole: " @for e in whole { a href={ (path) (e.format.suffix()) } { code { (e.format.suffix()) } } " " } }
             p { "Example (returns rows of this file): " a href=(example_url) { code { (example_url) } } }
             @if let Some(revised) = examples.revised { (revised) }
+            @if let Some(totals) = examples.totals { (totals) }
             h3 { "Filters" }
             p { @for (i, f) in d.filters.iter().enumerate() { @if i > 0 { ", " } code { (f) } } ". Sorts: the same" @if d.count_method.is_some() { " but " code { "count_method" } } "." }
             @if let Some(near) = near {

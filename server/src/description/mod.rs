@@ -1,5 +1,7 @@
-//! The API's description: the OpenAPI 3.1 document (`openapi.rs`, `schemas.rs`, and
-//! `releases.rs` for the kept releases) and the docs page a person reads (`docs.rs`), both written from the route table's endpoints, with where the mirror
+//! The API's description: the OpenAPI 3.1 document (`openapi.rs`, `schemas.rs`, `releases.rs`
+//! for the kept releases and `totals.rs` for each listing's facets and summary) and the docs
+//! page a person reads (`docs.rs`, with `releases_docs.rs` and `totals_docs.rs`), both written
+//! from the route table's endpoints, with where the mirror
 //! differs from the public service (`deviations.rs`) and, on the page, how GIS clients read the
 //! same data as OGC API - Features (`ogc.rs`). The document is built once per server (it
 //! depends on the configuration alone); the docs page once per loaded file (its examples come from
@@ -13,6 +15,7 @@ mod releases;
 mod releases_docs;
 mod schemas;
 mod totals;
+mod totals_docs;
 
 use std::sync::{Arc, Mutex, PoisonError};
 

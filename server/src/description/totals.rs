@@ -145,7 +145,7 @@ fn facets_operation(e: &Endpoint, config: &Config) -> Value {
 }
 
 /// Where an answer comes from, in the operations' descriptions.
-const SOURCES: &str = "Answered from the tables of totals kept at load time (`<table>_totals_<name>`) when the filters and columns are all among one's columns, else from the raw counts' runs or the listing's own indexes; the answer is the same whichever. Under `/releases/{release}` the same for a kept release, cached as immutable.";
+const SOURCES: &str = "Answered from the tables of totals kept at load time (`<table>_totals_<name>`) when the filters and columns are all among one's columns, else from the table's runs or through the listing's own indexes; the answer is the same whichever. Under `/releases/{release}` the same for a kept release, cached as immutable.";
 
 fn summary_operation(e: &Endpoint, format: SummaryFormat, config: &Config) -> Value {
     let d = e.dataset;

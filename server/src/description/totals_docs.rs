@@ -1,0 +1,192 @@
+//! The docs page's words on totals: what `<endpoint>/facets` and `<endpoint>/summary` take and
+//! give, their caps and precision, where their answers come from (the tables of totals kept at
+//! load time), what each listing counts and adds up, and examples that return rows of the
+//! loaded file; in each dataset's section, its own two examples.
+
+use maud::{html, Markup};
+use rusqlite::types::ValueRef;
+
+use roadtraffic_catalog::totals::{RECORDS, STATS};
+use roadtraffic_catalog::{Column, Dataset, Domain, AADF, DATASETS, RAW_COUNTS};
+
+use super::totals::{example_group, example_measure, summary_example};
+use crate::api::{FACETS, SUMMARY};
+use crate::configuration::Config;
+use crate::error::ApiError;
+use crate::totals::{
+    AVG_DECIMALS, DEFAULT_FACET_SIZE, MAX_FACET_SIZE, MAX_GROUP_BY, MAX_SUMMARY_ROWS,
+};
+
+/// The section, under the page's requests.
+pub fn section(conn: &rusqlite::Connection, config: &Config) -> Result<Markup, ApiError> {
+    let examples = examples(conn, config)?;
+    Ok(html! {
+        section id="totals" {
+            h2 { "Totals: facets and summaries" }
+            p { "How much, by what, without paging through a listing: every paginated listing answers two questions of the records its filters match (" code { "filter[x]" } " or " code { "x" } ", lists, " code { "count_method" } ", and " code { "filter[bbox]" } " and " code { "filter[near]" } " where it has places). The mirror's own: the public service has neither." }
+            (questions())
+            (precision())
+            (sources())
+            h3 { "What each listing counts and adds up" }
+            (columns_table())
+            h3 { "Examples" }
+            p { "Each returns rows of this file:" }
+            ul { @for (url, what) in &examples { li { (what) ": " a href=(url) { code { (url) } } } } }
+        }
+    })
+}
+
+/// `facets` and `summary`, parameter by parameter.
+fn questions() -> Markup {
+    html! {
+        h3 { "Facets" }
+        p { code { "<endpoint>/facets?facet=year&facet=road_category" } ": each column's values among the matching records, with how many records hold each, largest count first, ties by value: " code { "{\"facets\": {\"year\": {\"values\": [{\"value\": 2019, \"count\": 1200}, ...], \"truncated\": false}, ...}}" } "." }
+        ul {
+            li { code { "facet" } " (required): the columns, the parameter repeated or a comma-separated list." }
+            li { code { "facet_size" } ": values listed per column (default " (DEFAULT_FACET_SIZE) ", at most " (MAX_FACET_SIZE) "); " code { "truncated" } " is " code { "true" } " when more were left off." }
+        }
+        h3 { "Summaries" }
+        p { code { "<endpoint>/summary?group_by=year&sum=all_motor_vehicles" } ": one row per group, as a JSON array of objects; " code { "summary.csv" } " the same as CSV with a header, " code { "summary.ndjson" } " one object a line. A row holds the group's values, " code { "count" } " (its records), then " code { "sum_<m>" } ", " code { "avg_<m>" } ", " code { "min_<m>" } " and " code { "max_<m>" } " for the measures asked, in that order." }
+        ul {
+            li { code { "group_by" } ": at most " (MAX_GROUP_BY) " of the columns a facet takes (a comma-separated list, or repeated); none, one row for every matching record." }
+            li { code { "sum" } ", " code { "avg" } ", " code { "min" } ", " code { "max" } ": comma-separated lists of the measures (counts and measured numbers, not ids, years or coordinates)." }
+            li { code { "sort" } ": any output column, " code { "-" } " for descending (" code { "sort=-sum_all_motor_vehicles" } "); ties, and a summary without it, are ordered by the group's values ascending." }
+            li { code { "limit" } ": the first rows in that order, 1 to " (MAX_SUMMARY_ROWS) ". Without it, a summary of more than " (MAX_SUMMARY_ROWS) " groups is a 400: filter it, group by fewer columns, or give " code { "limit" } "." }
+            li { "A wrong parameter is a 400 that names it and lists the values it allows; a question over the query time limit, a 503." }
+        }
+    }
+}
+
+fn precision() -> Markup {
+    html! {
+        h3 { "Precision" }
+        ul {
+            li { code { "count" } " and the sums of whole-number columns are exact (64-bit integers; a sum beyond them is a 400 that says so)." }
+            li { "An average is the exact sum over the number of non-empty values, rounded half away from zero to " (AVG_DECIMALS) " decimal places (a decimal column's, such as a link length, from its floating-point sum)." }
+            li { "Empty values are left out of sums, averages, minima and maxima (and still counted in " code { "count" } "); a group with none has " code { "null" } " there." }
+        }
+    }
+}
+
+/// Where answers come from: the tables of totals, the runs, the table.
+fn sources() -> Markup {
+    let tables: Vec<(String, String)> = (DATASETS.iter())
+        .flat_map(|d| d.rollup_tables())
+        .map(|(table, r)| (table, r.by.join(", ")))
+        .collect();
+    let stats = STATS.map(|s| format!("{s}_<m>")).join(", ");
+    html! {
+        h3 { "Where the answers come from" }
+        p { "The load keeps small tables of totals beside the national ones, one row per combination of a few columns' values that the table holds, with " code { (RECORDS) } " (its rows) and, for each measure " code { "m" } ", " code { (stats) } ":" }
+        ul { @for (table, by) in &tables { li { code { (table) } ", by " (by) } } }
+        p { "A question whose filters and columns are all among one table's columns is answered from it: tens of thousands of rows rather than millions. Others read the table's runs when they only count (raw counts by count point, date or road name, say), or the listing's own rows through its indexes. The answer is the same whichever. Answers are cached as a listing's are, and immutable under " code { "/releases/{name}" } ". The tables are an interface: open the file with " code { "sqlite3" } " or Datasette and query them directly." }
+    }
+}
+
+/// Each paginated listing's path, the columns it counts and groups by, its measures.
+fn columns_table() -> Markup {
+    // Each name as code, which breaks inside a long name on a narrow screen.
+    let names = |columns: &mut dyn Iterator<Item = &'static Column>| {
+        html! { @for (i, c) in columns.enumerate() { @if i > 0 { ", " } code { (c.name) } } }
+    };
+    html! {
+        table {
+            caption { "The columns of each listing's totals" }
+            thead { tr { th scope="col" { "Listing" } th scope="col" { "Facets and groups" } th scope="col" { "Measures" } } }
+            tbody {
+                @for d in DATASETS.iter().filter(|d| d.paginated) {
+                    tr {
+                        td { code { (d.paths[0]) } }
+                        td { (names(&mut d.facet_columns())) }
+                        td {
+                            @if d.measure_columns().next().is_none() { "none: its summaries count records" }
+                            (names(&mut d.measure_columns()))
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The section's examples, with what each asks: a file whose raw counts and AADF have rows
+/// returns rows for each.
+fn examples(
+    conn: &rusqlite::Connection,
+    config: &Config,
+) -> Result<Vec<(String, &'static str)>, ApiError> {
+    let at = |d: &Dataset, what: &str| format!("{}{}/{what}", config.base_path(), d.paths[0]);
+    let mut out = Vec::new();
+    let coded = RAW_COUNTS
+        .facet_columns()
+        .find(|c| matches!(c.domain, Domain::Code(_)));
+    if let (Some(year), Some(coded)) = (example_group(&RAW_COUNTS), coded) {
+        let url = format!(
+            "{}?facet={}&facet={}",
+            at(&RAW_COUNTS, FACETS),
+            year.name,
+            coded.name
+        );
+        out.push((url, "raw counts per year and per road category"));
+    }
+    let url = format!(
+        "{}?{}",
+        at(&RAW_COUNTS, SUMMARY),
+        summary_example(&RAW_COUNTS)
+    );
+    out.push((url, "the motor vehicles counted each year"));
+    if let Some(url) = busiest_hours(conn, &at(&RAW_COUNTS, SUMMARY))? {
+        out.push((
+            url,
+            "the five busiest hours of a local authority's counts, on average, as CSV",
+        ));
+    }
+    if let Some(measure) = example_measure(&AADF) {
+        let m = measure.name;
+        let url = format!(
+            "{}.ndjson?group_by=year,road_category&avg={m}&max={m}&sort=-year,-avg_{m}",
+            at(&AADF, SUMMARY)
+        );
+        out.push((
+            url,
+            "AADF per year and road category, latest first, as NDJSON",
+        ));
+    }
+    Ok(out)
+}
+
+/// The busiest hours of the first raw count's local authority, as CSV.
+fn busiest_hours(conn: &rusqlite::Connection, summary: &str) -> Result<Option<String>, ApiError> {
+    let area = "local_authority_id";
+    let hour = RAW_COUNTS
+        .facet_columns()
+        .find(|c| c.domain == Domain::Hour);
+    let (Some(hour), Some(m)) = (hour, example_measure(&RAW_COUNTS)) else {
+        return Ok(None);
+    };
+    let sql = format!(
+        "SELECT {area} FROM {} ORDER BY id LIMIT 1",
+        RAW_COUNTS.table
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query([])?;
+    let Some(ValueRef::Integer(id)) = rows.next()?.map(|r| r.get_ref(0)).transpose()? else {
+        return Ok(None);
+    };
+    let (hour, m) = (hour.name, m.name);
+    Ok(Some(format!(
+        "{summary}.csv?filter%5B{area}%5D={id}&group_by={hour}&avg={m}&sort=-avg_{m}&limit=5"
+    )))
+}
+
+/// A dataset section's examples of its totals, for a paginated listing.
+pub fn dataset_examples(d: &'static Dataset, config: &Config) -> Option<Markup> {
+    let path = format!("{}{}", config.base_path(), d.paths[0]);
+    let facets = format!("{path}/{FACETS}?facet={}", example_group(d)?.name);
+    let summary = format!("{path}/{SUMMARY}?{}", summary_example(d));
+    d.paginated.then(|| {
+        html! {
+            p { "Its totals (return rows of this file; see " a href="#totals" { "Totals" } "): " a href=(facets) { code { (facets) } } " and " a href=(summary) { code { (summary) } } }
+        }
+    })
+}
