@@ -1,5 +1,6 @@
-//! The README's table of endpoints and filters, written from the catalogue: the test
-//! `readme_endpoint_table_follows_the_catalogue` fails when the README's copy differs.
+//! The README's tables written from the catalogue, its endpoints and filters and its tables of
+//! totals: the tests `readme_endpoint_table_follows_the_catalogue` and
+//! `readme_tables_of_totals_follow_the_catalogue` fail when the README's copy differs.
 
 use crate::{Dataset, DATASETS};
 
@@ -35,6 +36,20 @@ pub fn endpoint_table(base: &str) -> String {
             paths(d, base),
             d.filters.join(", ")
         ));
+    }
+    out
+}
+
+/// Between these markers in the README stands [`totals_table`].
+pub const TOTALS_START: &str = "<!-- tables of totals: written from the catalogue -->";
+pub const TOTALS_END: &str = "<!-- end of the tables of totals -->";
+
+/// A markdown table of the tables of totals the loader keeps (`Dataset::rollups`): each one's
+/// name and the columns it is kept by.
+pub fn totals_table() -> String {
+    let mut out = String::from("| Table | One row per combination of |\n|---|---|\n");
+    for (table, rollup) in DATASETS.iter().flat_map(|d| d.rollup_tables()) {
+        out.push_str(&format!("| `{table}` | {} |\n", rollup.by.join(", ")));
     }
     out
 }
@@ -78,5 +93,11 @@ mod tests {
     fn readme_endpoint_table_follows_the_catalogue() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
         check_section(&path, START, END, &endpoint_table("/api")).unwrap();
+    }
+
+    #[test]
+    fn readme_tables_of_totals_follow_the_catalogue() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+        check_section(&path, TOTALS_START, TOTALS_END, &totals_table()).unwrap();
     }
 }

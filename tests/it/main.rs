@@ -34,3 +34,4 @@ mod spatial;
 mod support;
 mod swap;
 mod totals;
+mod totals_docs;
