@@ -79,7 +79,7 @@ fn sources() -> Markup {
         h3 { "Where the answers come from" }
         p { "The load keeps small tables of totals beside the national ones, one row per combination of a few columns' values that the table holds, with " code { (RECORDS) } " (its rows) and, for each measure " code { "m" } ", " code { (stats) } ":" }
         ul { @for (table, by) in &tables { li { code { (table) } ", by " (by) } } }
-        p { "A question whose filters and columns are all among one table's columns is answered from it: tens of thousands of rows rather than millions. Others read the table's runs when they only count (raw counts by count point, date or road name, say), or the listing's own rows through its indexes. The answer is the same whichever. Answers are cached as a listing's are, and immutable under " code { "/releases/{name}" } ". The tables are an interface: open the file with " code { "sqlite3" } " or Datasette and query them directly." }
+        p { "A question whose filters and columns are all among one table's columns is answered from it: a few thousand rows for a national question, tens of thousands for one by local authority, rather than millions. Others read the table's runs when they only count (raw counts by count point, date or road name, say), or the listing's own rows through its indexes. The answer is the same whichever. Answers are cached as a listing's are, and immutable under " code { "/releases/{name}" } ". The tables are an interface: open the file with " code { "sqlite3" } " or Datasette and query them directly." }
     }
 }
 
