@@ -142,9 +142,13 @@ fn columns_of(
     Ok(names.iter().filter_map(|n| found(n)).collect())
 }
 
-/// A whole-number parameter from 1 to `max` (PHP's last value), or `default` when absent or
-/// empty.
-fn whole(params: &Params, name: &str, max: usize) -> Result<Option<usize>, ApiError> {
+/// A whole-number parameter from 1 to `max`, or `None` when absent or empty; given more
+/// than once, a 400 (PHP would take the last and never look at the others: the description
+/// cannot say so, and a client that repeats it has a bug worth hearing about).
+fn whole(params: &Params, raw: &str, name: &str, max: usize) -> Result<Option<usize>, ApiError> {
+    if query::values(raw, name).len() > 1 {
+        return Err(bad(format!("{name} is given more than once.")));
+    }
     let text = match query::get(params, name) {
         None => return Ok(None),
         Some(Param::Text(t)) if t.is_empty() => return Ok(None),
@@ -177,7 +181,7 @@ impl Facets {
             dataset: d,
             conditions: crate::api::conditions(d, params)?,
             columns: columns_of("facet", &asked, &allowed, "")?,
-            size: whole(params, "facet_size", MAX_FACET_SIZE)?.unwrap_or(DEFAULT_FACET_SIZE),
+            size: whole(params, raw, "facet_size", MAX_FACET_SIZE)?.unwrap_or(DEFAULT_FACET_SIZE),
         })
     }
 }
@@ -203,7 +207,7 @@ impl Summary {
             group_by,
             measures,
             sort: Vec::new(),
-            limit: whole(params, "limit", MAX_SUMMARY_ROWS)?,
+            limit: whole(params, raw, "limit", MAX_SUMMARY_ROWS)?,
         };
         summary.sort = summary.sort_keys(params)?;
         Ok(summary)
