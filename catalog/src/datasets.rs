@@ -331,24 +331,22 @@ const AADF_ROLLUPS: &[Rollup] = &[
     },
 ];
 
-const AADF_BY_DIRECTION_ROLLUPS: &[Rollup] = &[
-    Rollup {
-        name: "by_area",
-        by: &by_area::<2, 6, 7>(["estimation_method", "direction_of_travel"]),
-    },
-    Rollup {
-        name: "by_region",
-        by: &by_region::<2, 5, 6>(["estimation_method", "direction_of_travel"]),
-    },
-];
+/// By region only: a local authority's rows of AADF by direction are a few thousand, read
+/// through its index in milliseconds, and a table of them by local authority would be the
+/// largest of all (171,000 rows at full size).
+const AADF_BY_DIRECTION_ROLLUPS: &[Rollup] = &[Rollup {
+    name: "by_region",
+    by: &by_region::<2, 5, 6>(["estimation_method", "direction_of_travel"]),
+}];
 
 const COUNT_POINTS_ROLLUPS: &[Rollup] = &[Rollup {
     name: "by_area",
     by: &concat::<4, 1, 5>(AREA_AND_ROAD, ["aadf_year"]),
 }];
 
-/// Raw counts also by hour: by region and road, and by local authority (the busiest hours of
-/// a town's counts).
+/// Raw counts also by hour, by region and road (a local authority's hours are read from its
+/// rows: kept by local authority too, they cost the load a second more than the 10% it may
+/// spend on totals).
 const RAW_COUNTS_ROLLUPS: &[Rollup] = &[
     Rollup {
         name: "by_area",
@@ -361,10 +359,6 @@ const RAW_COUNTS_ROLLUPS: &[Rollup] = &[
     Rollup {
         name: "by_hour",
         by: &by_region::<2, 5, 6>(["direction_of_travel", "hour"]),
-    },
-    Rollup {
-        name: "by_area_and_hour",
-        by: &["year", "region_id", "local_authority_id", "hour"],
     },
 ];
 

@@ -1,14 +1,21 @@
 //! The tables of totals of a dataset (`catalog::totals`), added up as its rows are written.
-//! A GROUP BY over the finished table sorts every row: 26 s for the raw counts' two tables at
-//! full size, more than the rest of their load. Here each row adds to its group's tally in
-//! memory (thousands of groups) on the SQLite thread, and the tallies are written once the
-//! table is final. A dataset whose rows change after reading (completed, filled in) is summed
-//! by SQL once final instead: those are the small ones.
+//! A GROUP BY over the finished table sorts every row: 26 s for the raw counts' tables at
+//! full size, more than the rest of their load. Here each batch of rows, once inserted, goes
+//! to a thread of its own (the `Counter`) that adds each row to its group's tally in memory
+//! (thousands of groups): the reading thread and the SQLite thread each leave most of a core
+//! idle at times, and a tally on either of them lengthened the load by seconds. The tallies
+//! are written once the table is final. A dataset whose rows change after reading (completed,
+//! filled in) is summed by SQL once final instead: those are the small ones.
 
-use indexmap::IndexSet;
-use rustc_hash::FxBuildHasher;
+use std::sync::mpsc;
+use std::thread::JoinHandle;
 
-use roadtraffic_catalog::{schema, totals, Dataset};
+use std::hash::Hasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxHasher;
+
+use roadtraffic_catalog::{schema, totals, Dataset, Rollup};
 use rusqlite::Connection;
 
 use crate::error::LoadError;
@@ -40,6 +47,53 @@ impl Part {
             (Part::Text(a), Value::Text(b)) => a == b,
             _ => false,
         }
+    }
+}
+
+fn is_key_of(key: &[Part], by: &[usize], row: &[Value]) -> bool {
+    key.iter().zip(by).all(|(part, &at)| part.is(&row[at]))
+}
+
+/// The hash of a row's values at `by`, as [`hash_key`] hashes the key they make; `None` for a
+/// value no key holds.
+fn hash_row(by: &[usize], row: &[Value]) -> Option<u64> {
+    let mut h = FxHasher::default();
+    for &at in by {
+        match &row[at] {
+            Value::Null => hash_part(&mut h, None, None),
+            Value::Int(i) => hash_part(&mut h, Some(*i), None),
+            Value::Text(t) => hash_part(&mut h, None, Some(t)),
+            Value::Real(_) => return None,
+        }
+    }
+    Some(h.finish())
+}
+
+fn hash_key(key: &[Part]) -> u64 {
+    let mut h = FxHasher::default();
+    for part in key {
+        match part {
+            Part::Null => hash_part(&mut h, None, None),
+            Part::Int(i) => hash_part(&mut h, Some(*i), None),
+            Part::Text(t) => hash_part(&mut h, None, Some(t)),
+        }
+    }
+    h.finish()
+}
+
+/// One value into a key's hash: a whole number, text, or neither (null), told apart.
+fn hash_part(h: &mut FxHasher, int: Option<i64>, text: Option<&str>) {
+    match (int, text) {
+        (Some(i), _) => {
+            h.write_u8(1);
+            h.write_i64(i);
+        }
+        (None, Some(t)) => {
+            h.write_u8(2);
+            h.write(t.as_bytes());
+            h.write_u8(0xff);
+        }
+        (None, None) => h.write_u8(0),
     }
 }
 
@@ -101,65 +155,127 @@ struct Tally {
     /// Positions in a row of the `by` columns, and of the measures.
     by: Vec<usize>,
     measures: Vec<usize>,
-    /// Each group's key, found by its position (kept once: there are a hundred thousand).
-    keys: IndexSet<Vec<Part>, FxBuildHasher>,
+    /// Each group's key, by its position.
+    keys: Vec<Vec<Part>>,
+    /// The positions, found by the hash of a row's values (`hash_row`): a row is looked up
+    /// without making a key of it, which only a new group needs.
+    groups: HashTable<usize>,
     records: Vec<i64>,
     /// `measures.len()` per group, group after group.
     stats: Vec<Stat>,
     /// The group of the row before: consecutive rows share theirs more often than not.
     last: Option<usize>,
-    /// A key reused for lookups, so that only a new group allocates.
-    scratch: Vec<Part>,
     /// A sum overflowed 64 bits (only hostile files hold such counts): the table is left
     /// empty, as SQL's sum would fail, and summaries read the dataset's table.
     overflowed: bool,
 }
 
-/// The tallies of one dataset's tables of totals; `None` once a row could not be tallied
-/// (then its tables are summed by SQL, as for a dataset that is not final when read).
-pub struct Tallies(Option<Vec<Tally>>);
+/// The tallies of one dataset's tables of totals (`tallies`: `None` once a row could not be
+/// tallied; its tables are then summed by SQL, as for a dataset that is not final when read).
+/// A table kept by columns that another keeps too (by region, where one is by local
+/// authority) is not tallied but regrouped from that one's thousands of rows.
+pub struct Tallies {
+    tallies: Option<Vec<Tally>>,
+    /// Each table made from another: its name, and the other's.
+    regrouped: Vec<(String, String)>,
+    /// Time spent adding rows up, for the log.
+    spent: std::time::Duration,
+}
+
+/// The smallest other rollup of `d` kept by every column `rollup` is kept by (its table).
+fn finer(d: &Dataset, rollup: &Rollup) -> Option<String> {
+    let covers = |other: &Rollup| {
+        other.by.len() > rollup.by.len() && rollup.by.iter().all(|c| other.by.contains(c))
+    };
+    (d.rollup_tables())
+        .filter(|(_, other)| covers(other))
+        .min_by_key(|(_, other)| other.by.len())
+        .map(|(table, _)| table)
+}
 
 impl Tallies {
-    pub fn new(d: &'static Dataset) -> Tallies {
+    /// The tallies of a dataset whose rows are final as read and that keeps tables of
+    /// totals; `None` for any other (summed by SQL once final).
+    pub fn of_rows(d: &'static Dataset) -> Option<Tallies> {
+        (!d.rollups.is_empty() && d.final_when_read()).then(|| Tallies::new(d))
+    }
+
+    fn new(d: &'static Dataset) -> Tallies {
         let position = |name: &str| d.position(name).expect("a column of the dataset");
         let measures: Vec<usize> = d.measure_columns().map(|c| position(c.name)).collect();
         let all_integers = d
             .measure_columns()
             .all(|c| c.ty == roadtraffic_catalog::ValueType::Integer);
+        let regrouped: Vec<(String, String)> = (d.rollup_tables())
+            .filter_map(|(table, rollup)| Some((table, finer(d, rollup)?)))
+            .collect();
+        let tallied = |table: &String| !regrouped.iter().any(|(t, _)| t == table);
         let tallies = (d.rollup_tables())
+            .filter(|(table, _)| tallied(table))
             .map(|(table, rollup)| Tally {
                 table,
                 by: rollup.by.iter().map(|c| position(c)).collect(),
                 measures: measures.clone(),
-                keys: IndexSet::default(),
+                keys: Vec::new(),
+                groups: HashTable::new(),
                 records: Vec::new(),
                 stats: Vec::new(),
                 last: None,
-                scratch: Vec::new(),
                 overflowed: false,
             })
             .collect();
-        Tallies(all_integers.then_some(tallies))
+        Tallies {
+            tallies: all_integers.then_some(tallies),
+            regrouped,
+            spent: std::time::Duration::ZERO,
+        }
     }
 
     /// Adds rows of `width` values each.
     pub fn add(&mut self, values: &[Value], width: usize) {
-        let Some(tallies) = &mut self.0 else { return };
+        let started = std::time::Instant::now();
+        let Some(tallies) = &mut self.tallies else {
+            return;
+        };
+        // Each row's measures read once for all its tallies.
+        let positions = tallies
+            .first()
+            .map(|t| t.measures.clone())
+            .unwrap_or_default();
+        let mut measures: Vec<Option<i64>> = Vec::with_capacity(positions.len());
         for row in values.chunks(width) {
-            if !tallies.iter_mut().all(|t| t.add(row)) {
-                self.0 = None;
-                return;
+            measures.clear();
+            for &at in &positions {
+                measures.push(match &row[at] {
+                    Value::Int(v) => Some(*v),
+                    Value::Null => None,
+                    _ => {
+                        self.tallies = None;
+                        return;
+                    }
+                });
+            }
+            if !tallies.iter_mut().all(|t| t.add(row, &measures)) {
+                self.tallies = None;
+                break;
             }
         }
+        self.spent += started.elapsed();
     }
 
     /// Writes each table's rows, or sums it by SQL where the rows could not all be tallied.
     pub fn write(self, conn: &Connection, d: &Dataset) -> Result<(), LoadError> {
-        let Some(tallies) = self.0 else {
+        let spent = self.spent.as_secs_f64();
+        log::info!("totals of {}: rows added up in {spent:.2} s", d.table);
+        let Some(tallies) = self.tallies else {
             return fill_by_sql(conn, d);
         };
         for tally in tallies {
             tally.write(conn, d)?;
+        }
+        for (table, from) in &self.regrouped {
+            let rollup = rollup_of(d, table);
+            conn.execute_batch(&totals::regroup_rollup(d, table, rollup, from))?;
         }
         Ok(())
     }
@@ -167,7 +283,8 @@ impl Tallies {
 
 impl Tally {
     /// Adds a row; false when it holds a value no tally takes.
-    fn add(&mut self, row: &[Value]) -> bool {
+    /// `measures`: the row's values of the measures, in order.
+    fn add(&mut self, row: &[Value], measures: &[Option<i64>]) -> bool {
         let group = match self.last.filter(|&g| self.is_group_of(g, row)) {
             Some(g) => g,
             None => match self.find_or_add(row) {
@@ -178,32 +295,31 @@ impl Tally {
         self.last = Some(group);
         self.records[group] += 1;
         let stats = &mut self.stats[group * self.measures.len()..];
-        for (stat, &at) in stats.iter_mut().zip(&self.measures) {
-            match &row[at] {
-                Value::Int(v) => self.overflowed |= !stat.add(*v),
-                Value::Null => {}
-                _ => return false,
+        for (stat, value) in stats.iter_mut().zip(measures) {
+            if let Some(v) = value {
+                self.overflowed |= !stat.add(*v);
             }
         }
         true
     }
 
     fn is_group_of(&self, group: usize, row: &[Value]) -> bool {
-        let key = &self.keys[group];
-        key.iter()
-            .zip(&self.by)
-            .all(|(part, &at)| part.is(&row[at]))
+        is_key_of(&self.keys[group], &self.by, row)
     }
 
     fn find_or_add(&mut self, row: &[Value]) -> Option<usize> {
-        self.scratch.clear();
-        for &at in &self.by {
-            self.scratch.push(Part::of(&row[at])?);
-        }
-        if let Some(g) = self.keys.get_index_of(self.scratch.as_slice()) {
+        let hash = hash_row(&self.by, row)?;
+        let (keys, by) = (&self.keys, &self.by);
+        if let Some(&g) = self.groups.find(hash, |&g| is_key_of(&keys[g], by, row)) {
             return Some(g);
         }
-        let (g, _) = self.keys.insert_full(self.scratch.clone());
+        let key: Vec<Part> = by
+            .iter()
+            .map(|&at| Part::of(&row[at]))
+            .collect::<Option<_>>()?;
+        let g = keys.len();
+        self.groups.insert_unique(hash, g, |&i| hash_key(&keys[i]));
+        self.keys.push(key);
         self.records.push(0);
         let stats = std::iter::repeat_n(Stat::default(), self.measures.len());
         self.stats.extend(stats);
@@ -225,10 +341,7 @@ impl Tally {
             return self.write_parts(conn, &self.table);
         }
         let parts = format!("temp.{}_parts", self.table);
-        let rollup = (d.rollup_tables())
-            .find(|(table, _)| *table == self.table)
-            .map(|(_, r)| r)
-            .expect("a rollup of the dataset");
+        let rollup = rollup_of(d, &self.table);
         conn.execute_batch(&schema::create_rollup_table(d, &parts, rollup))?;
         self.write_parts(conn, &parts)?;
         conn.execute_batch(&totals::regroup_rollup(d, &self.table, rollup, &parts))?;
@@ -275,6 +388,90 @@ impl Tally {
         }
         Ok(())
     }
+}
+
+/// What the SQLite thread hands the counter.
+enum ToCounter {
+    /// Rows inserted: added up, then the buffer given back as a spare.
+    Rows {
+        table: &'static Dataset,
+        values: Vec<Value>,
+    },
+    /// Every row of the table was handed over: its tallies, answered on `reply`.
+    Done {
+        table: &'static Dataset,
+        reply: mpsc::Sender<Option<Tallies>>,
+    },
+}
+
+/// The thread that adds rows up for the tables of totals, beside the SQLite thread.
+pub struct Counter {
+    tx: mpsc::SyncSender<ToCounter>,
+    _thread: JoinHandle<()>,
+}
+
+impl Counter {
+    /// Starts it: each batch's buffer goes back to `spare` once added up.
+    pub fn start(spare: mpsc::SyncSender<Vec<Value>>, capacity: usize) -> Counter {
+        let (tx, rx) = mpsc::sync_channel(capacity);
+        let thread = std::thread::spawn(move || count_all(rx, spare));
+        Counter {
+            tx,
+            _thread: thread,
+        }
+    }
+
+    /// Hands over a batch of `table`'s rows, once inserted.
+    pub fn rows(&self, table: &'static Dataset, values: Vec<Value>) -> Result<(), LoadError> {
+        let message = ToCounter::Rows { table, values };
+        self.tx.send(message).map_err(|_| LoadError::WriterStopped)
+    }
+
+    /// The tallies of a table whose rows were all handed over, once added up; `None` where it
+    /// keeps none (or a row could not be tallied: it is then summed by SQL).
+    pub fn done(&self, table: &'static Dataset) -> Result<Option<Tallies>, LoadError> {
+        let (reply, answer) = mpsc::channel();
+        let message = ToCounter::Done { table, reply };
+        self.tx
+            .send(message)
+            .map_err(|_| LoadError::WriterStopped)?;
+        answer.recv().map_err(|_| LoadError::WriterStopped)
+    }
+}
+
+/// The counter's work: every batch added to its table's tallies, in the order inserted.
+fn count_all(batches: mpsc::Receiver<ToCounter>, spare: mpsc::SyncSender<Vec<Value>>) {
+    let mut tallies: Vec<(&str, Tallies)> = Vec::new();
+    for message in batches {
+        match message {
+            ToCounter::Rows { table, mut values } => {
+                let at = match tallies.iter().position(|(t, _)| *t == table.table) {
+                    Some(at) => Some(at),
+                    None => Tallies::of_rows(table).map(|t| {
+                        tallies.push((table.table, t));
+                        tallies.len() - 1
+                    }),
+                };
+                if let Some(at) = at {
+                    tallies[at].1.add(&values, table.columns().count());
+                }
+                values.clear();
+                let _ = spare.send(values);
+            }
+            ToCounter::Done { table, reply } => {
+                let at = tallies.iter().position(|(t, _)| *t == table.table);
+                let _ = reply.send(at.map(|i| tallies.swap_remove(i).1));
+            }
+        }
+    }
+}
+
+/// The rollup of `d` kept in `table`.
+fn rollup_of<'d>(d: &'d Dataset, table: &str) -> &'d Rollup {
+    (d.rollup_tables())
+        .find(|(t, _)| t == table)
+        .map(|(_, r)| r)
+        .expect("a rollup of the dataset")
 }
 
 /// Fills the dataset's tables of totals from its final table. One whose sums overflow 64-bit

@@ -13,7 +13,7 @@ use roadtraffic_catalog::{self as catalog, schema, Dataset};
 
 use crate::error::LoadError;
 use crate::rendered;
-use crate::totals::{self, Tallies};
+use crate::totals::{self, Counter, Tallies};
 use crate::value::Value;
 
 /// Rows travel to the SQLite thread in batches of this many.
@@ -73,7 +73,8 @@ pub fn start(partial: &Path) -> Result<(WriterLink, Writer), LoadError> {
             .send(buffer)
             .map_err(|_| LoadError::WriterStopped)?;
     }
-    let writer = std::thread::spawn(move || write_all(conn, rx, spare_tx));
+    let counter = Counter::start(spare_tx, BATCH_BUFFERS);
+    let writer = std::thread::spawn(move || write_all(conn, rx, counter));
     Ok((WriterLink { tx, spare }, writer))
 }
 
@@ -163,23 +164,17 @@ fn complete(conn: &Connection, d: &Dataset, tallies: Option<Tallies>) -> Result<
 fn write_all(
     conn: Connection,
     batches: mpsc::Receiver<ToWriter>,
-    spare: mpsc::SyncSender<Vec<Value>>,
+    counter: Counter,
 ) -> Result<(Connection, Vec<&'static str>), LoadError> {
     conn.execute_batch("BEGIN")?;
     let mut completed = Vec::new();
-    let mut tallies: Vec<(&str, Tallies)> = Vec::new();
     for message in batches {
         match message {
-            ToWriter::Rows { table, mut values } => {
+            ToWriter::Rows { table, values } => {
                 let names: Vec<&str> = table.stored_columns().map(|c| c.name).collect();
-                let width = table.columns().count();
-                if let Some(tally) = tally(&mut tallies, table) {
-                    tally.add(&values, width);
-                }
-                let rows = values.chunks(width);
+                let rows = values.chunks(table.columns().count());
                 insert_all(&conn, &insert_sql(table.table, &names), rows, names.len())?;
-                values.clear();
-                let _ = spare.send(values);
+                counter.rows(table, values)?;
             }
             ToWriter::Runs { table, runs } => {
                 let Some(runs_table) = table.runs_table() else {
@@ -190,33 +185,13 @@ fn write_all(
                 insert_all(&conn, &insert_sql(&runs_table, &names), rows, names.len())?;
             }
             ToWriter::Finished(table) if table.final_when_read() => {
-                let at = tallies.iter().position(|(t, _)| *t == table.table);
-                complete(&conn, table, at.map(|i| tallies.swap_remove(i).1))?;
+                complete(&conn, table, counter.done(table)?)?;
                 completed.push(table.table);
             }
             ToWriter::Finished(_) => {}
         }
     }
     Ok((conn, completed))
-}
-
-/// The tallies of a table whose rows are final as written and that keeps tables of totals
-/// (see `totals`), made on its first rows.
-fn tally<'t>(
-    tallies: &'t mut Vec<(&'static str, Tallies)>,
-    d: &'static Dataset,
-) -> Option<&'t mut Tallies> {
-    if d.rollups.is_empty() || !d.final_when_read() {
-        return None;
-    }
-    let at = match tallies.iter().position(|(t, _)| *t == d.table) {
-        Some(at) => at,
-        None => {
-            tallies.push((d.table, Tallies::new(d)));
-            tallies.len() - 1
-        }
-    };
-    Some(&mut tallies[at].1)
 }
 
 /// Completes the tables not completed yet, gathers statistics and commits.
