@@ -48,16 +48,9 @@ pub async fn list(
     }
     let encoding = Encoding::negotiate(req, config.compress);
     let responses = state.responses(&release);
-    let etag = etag(&release, &key, encoding);
-    if matches_etag(req, &etag) {
-        return Ok(HttpResponse::NotModified()
-            .insert_header((header::ETAG, etag))
-            .finish());
-    }
-    let head = Head {
-        content_type,
-        etag,
-        vary_accept: spatial,
+    let head = match Head::unless_held(req, &release, &key, encoding, content_type) {
+        Ok(head) => head.varying(spatial),
+        Err(held) => return Ok(held.response()),
     };
     if let Some(body) = kept(&responses, &key, encoding).await? {
         return Ok(whole(body, encoding, head));
@@ -93,16 +86,9 @@ pub async fn whole_answer(
     make: impl FnOnce(&Release) -> Result<Vec<u8>, ApiError> + Send + 'static,
 ) -> Result<HttpResponse, ApiError> {
     let encoding = Encoding::negotiate(req, state.config.compress);
-    let etag = etag(&release, &key, encoding);
-    if matches_etag(req, &etag) {
-        return Ok(HttpResponse::NotModified()
-            .insert_header((header::ETAG, etag))
-            .finish());
-    }
-    let head = Head {
-        content_type,
-        etag,
-        vary_accept: false,
+    let head = match Head::unless_held(req, &release, &key, encoding, content_type) {
+        Ok(head) => head,
+        Err(held) => return Ok(held.response()),
     };
     let responses = state.responses(&release);
     if let Some(body) = kept(&responses, &key, encoding).await? {
@@ -154,6 +140,17 @@ async fn keep(
         .map_err(ApiError::internal)
 }
 
+/// The client holds the answer: its tag.
+struct NotModified(String);
+
+impl NotModified {
+    fn response(self) -> HttpResponse {
+        HttpResponse::NotModified()
+            .insert_header((header::ETAG, self.0))
+            .finish()
+    }
+}
+
 /// What a listing's response says of its body.
 struct Head {
     content_type: &'static str,
@@ -163,6 +160,31 @@ struct Head {
 }
 
 impl Head {
+    /// The head of the answer known by `key`, tagged; or a 304 when the client holds it.
+    fn unless_held(
+        req: &HttpRequest,
+        release: &Release,
+        key: &str,
+        encoding: Encoding,
+        content_type: &'static str,
+    ) -> Result<Head, NotModified> {
+        let etag = etag(release, key, encoding);
+        if matches_etag(req, &etag) {
+            return Err(NotModified(etag));
+        }
+        Ok(Head {
+            content_type,
+            etag,
+            vary_accept: false,
+        })
+    }
+
+    /// The same head, saying the body depends on `Accept` when it does.
+    fn varying(mut self, on_accept: bool) -> Head {
+        self.vary_accept = on_accept;
+        self
+    }
+
     fn builder(self) -> HttpResponseBuilder {
         let mut head = HttpResponse::Ok();
         head.insert_header((header::CONTENT_TYPE, self.content_type))
