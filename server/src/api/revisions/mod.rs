@@ -66,12 +66,8 @@ impl RevisionsRequest {
         max_page_size: i64,
     ) -> Result<Self, ApiError> {
         for name in ["page[size]", "page[number]"] {
-            let values: Vec<String> = (raw.split('&'))
-                .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
-                .filter(|(k, _)| query::url_decode(k) == name)
-                .map(|(_, v)| query::url_decode(v))
-                .collect();
-            if values.len() > 1 || values.iter().any(|v| v.trim().is_empty()) {
+            let values = query::values(raw, name);
+            if values.len() > 1 || values.iter().any(String::is_empty) {
                 return Err(ApiError::BadRequest(format!(
                     "{name} must be given once, as a positive integer."
                 )));
