@@ -30,7 +30,10 @@ pub use filter_sets::FilterSets;
 pub use format::{Endpoint, Format, FACETS, SUMMARY};
 
 pub use paging::{Pager, RowQuery, Window};
-pub use params::{conditions, filter_condition, Condition, ListRequest, Range, DEFAULT_PAGE_SIZE};
+pub use params::{
+    conditions, filter_condition, sort_keys, sorts_not_allowed, Condition, ListRequest, Range,
+    DEFAULT_PAGE_SIZE,
+};
 pub use plan::Plan;
 pub use records::{Distance, JsonRecord};
 pub use revisions::{Kept, RevisionsRequest, DEFAULT_KEYS, REVISIONS};

@@ -244,24 +244,36 @@ pub fn sort(
     };
     let sortable: Vec<&str> = d.sorts().collect();
     let (mut sort, mut unknown) = (Vec::new(), Vec::new());
-    for key in list(text_param("sort", p)?) {
-        let (name, desc) = match key.strip_prefix('-') {
-            Some(n) => (n, true),
-            None => (key.strip_prefix('+').unwrap_or(key), false),
-        };
+    for (name, desc) in sort_keys(text_param("sort", p)?) {
         match d.filter_column(name).filter(|_| sortable.contains(&name)) {
             Some(c) => sort.push((c, desc)),
             None => unknown.push(name),
         }
     }
     if !unknown.is_empty() {
-        return Err(bad(format!(
-            "Requested sort(s) `{}` is not allowed. Allowed sort(s) are `{}`.",
-            unknown.join(", "),
-            sortable.join(", ")
-        )));
+        return Err(sorts_not_allowed(&unknown, &sortable));
     }
     Ok(sort)
+}
+
+/// The keys of `sort=a,-b`, each with whether it is descending (`-`; `+` or nothing ascends).
+pub fn sort_keys(text: &str) -> impl Iterator<Item = (&str, bool)> {
+    list(text)
+        .into_iter()
+        .map(|key| match key.strip_prefix('-') {
+            Some(name) => (name, true),
+            None => (key.strip_prefix('+').unwrap_or(key), false),
+        })
+}
+
+/// The 400 of sort keys that are not allowed, in the public service's words.
+pub fn sorts_not_allowed<S: AsRef<str>>(unknown: &[&str], allowed: &[S]) -> ApiError {
+    let allowed: Vec<&str> = allowed.iter().map(AsRef::as_ref).collect();
+    bad(format!(
+        "Requested sort(s) `{}` is not allowed. Allowed sort(s) are `{}`.",
+        unknown.join(", "),
+        allowed.join(", ")
+    ))
 }
 
 /// `fields=a,b` (or JSON:API's `fields[type]=a,b`): those fields only, in record order.

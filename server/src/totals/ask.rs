@@ -6,6 +6,7 @@ use roadtraffic_catalog::{Column, Dataset};
 
 use crate::api::query::{self, Param, Params};
 use crate::api::Condition;
+use crate::api::{sort_keys, sorts_not_allowed};
 use crate::error::ApiError;
 
 /// Values listed per facet when `facet_size` is not given.
@@ -242,11 +243,7 @@ impl Summary {
             })
         };
         let (mut keys, mut unknown) = (Vec::new(), Vec::new());
-        for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (name, desc) = match item.strip_prefix('-') {
-                Some(n) => (n, true),
-                None => (item.strip_prefix('+').unwrap_or(item), false),
-            };
+        for (name, desc) in sort_keys(text) {
             match key_of(name) {
                 // A key given again can change nothing: the first already ordered by it.
                 Some(key) if keys.iter().any(|(k, _)| *k == key) => {}
@@ -255,11 +252,7 @@ impl Summary {
             }
         }
         if !unknown.is_empty() {
-            return Err(bad(format!(
-                "Requested sort(s) `{}` is not allowed. Allowed sort(s) are `{}`.",
-                unknown.join(", "),
-                names.join(", ")
-            )));
+            return Err(sorts_not_allowed(&unknown, &names));
         }
         Ok(keys)
     }
