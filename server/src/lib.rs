@@ -38,6 +38,7 @@ pub mod error;
 pub mod html;
 mod ogc;
 pub mod ops;
+pub mod query;
 mod ranged;
 mod ratelimit;
 pub mod release;

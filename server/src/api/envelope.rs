@@ -3,7 +3,7 @@
 
 use roadtraffic_catalog::json;
 
-use super::query::{self, Params};
+use crate::query::php::{self, Params};
 
 /// Which envelope a listing is written in: chosen by the base path it was asked under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -148,7 +148,7 @@ pub struct PageUrls {
 impl PageUrls {
     pub fn new(path: &str, params: &Params) -> Self {
         let mut open = Vec::new();
-        let url = format!("{path}?{}", query::page_query_to_number(params));
+        let url = format!("{path}?{}", php::page_query_to_number(params));
         json::string(&mut open, &url);
         open.pop(); // the closing quote, which follows the number
         PageUrls { open }

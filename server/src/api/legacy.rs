@@ -8,7 +8,7 @@
 use roadtraffic_catalog::json;
 
 use super::envelope::{Page, PageNumber, PageUrls};
-use super::query::Params;
+use crate::query::Params;
 
 /// The envelope up to its `data`: the rows are written straight after it, then [`write_tail`].
 pub fn write_head(out: &mut Vec<u8>) {

@@ -15,9 +15,9 @@ use super::filter_sets::FilterSets;
 use super::legacy;
 use super::paging::{Pager, RowQuery};
 use super::params::{self, Condition, ListRequest};
-use super::query::{self, Params};
 use super::records::{write_rows, Distance, JsonRecord};
 use crate::error::ApiError;
+use crate::query::php::{self, Params};
 use crate::release::Release;
 use crate::spatial::Crs;
 use crate::stream::{Body, Flush};
@@ -105,7 +105,7 @@ impl ListRequest {
             .page
             .as_ref()
             .map_or(PageNumber::Small(1), |(n, _)| n.clone());
-        format!("{url}?{}", query::page_query(params, &page))
+        format!("{url}?{}", php::page_query(params, &page))
     }
 
     /// How many rows the request may answer with (unpaginated lists are small).
@@ -215,7 +215,7 @@ mod tests {
         /// Any parameters give a request or a 400 that says what is wrong, on every endpoint.
         #[test]
         fn any_parameters_give_a_request_or_a_400(query in "[a-z_\\[\\]=&,%0-9.-]{0,150}") {
-            let params = query::parse(&query);
+            let params = crate::query::Query::read(&query).php().clone();
             for d in DATASETS {
                 match ListRequest::parse(d, &params, 100_000) {
                     Ok(_) => {}

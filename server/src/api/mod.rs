@@ -1,7 +1,6 @@
 //! The public API's listings, one part a module. A request's story, from its parameters to its
 //! bytes, is `listing` (`ListRequest`); the parts it calls, in the order it calls them:
 //!
-//! - `query`: the query string as PHP (and so the public service) reads it;
 //! - `params`: filters, sort, fields and page checked against the catalogue;
 //! - `plan`: the request's SQL;
 //! - `paging`: which rows make the page, fast at any depth, with the filter sets learnt of
@@ -21,7 +20,6 @@ mod listing;
 mod paging;
 mod params;
 mod plan;
-pub mod query;
 mod records;
 mod revisions;
 

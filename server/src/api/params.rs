@@ -7,8 +7,8 @@ use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD};
 
 use super::envelope::{Envelope, PageNumber};
-use super::query::{self, Param, Params};
 use crate::error::ApiError;
+use crate::query::php::{self, Param, Params};
 use crate::spatial::{Area, Crs};
 
 pub const DEFAULT_PAGE_SIZE: i64 = 250;
@@ -153,7 +153,7 @@ fn given_filters<'p>(
     params: &'p Params,
 ) -> Result<Vec<(&'p str, &'p Param)>, ApiError> {
     let mut given: Vec<(&str, &Param)> = Vec::new();
-    match query::get(params, "filter") {
+    match php::get(params, "filter") {
         Some(Param::Map(m)) => given.extend(m.iter().map(|(k, v)| (k.as_str(), v))),
         Some(Param::Text(t)) if !t.is_empty() => {
             return Err(bad("Filters are given as filter[name]=value.".to_string()))
@@ -239,7 +239,7 @@ pub fn sort(
     d: &'static Dataset,
     params: &Params,
 ) -> Result<Vec<(&'static Column, bool)>, ApiError> {
-    let Some(p) = query::get(params, "sort") else {
+    let Some(p) = php::get(params, "sort") else {
         return Ok(Vec::new());
     };
     let sortable: Vec<&str> = d.sorts().collect();
@@ -279,7 +279,7 @@ pub fn sorts_not_allowed<S: AsRef<str>>(unknown: &[&str], allowed: &[S]) -> ApiE
 /// `fields=a,b` (or JSON:API's `fields[type]=a,b`): those fields only, in record order.
 pub fn fields(d: &'static Dataset, params: &Params) -> Result<Vec<&'static Column>, ApiError> {
     let mut fields: Vec<&'static Column> = d.stored_columns().collect();
-    let wanted = match query::get(params, "fields") {
+    let wanted = match php::get(params, "fields") {
         None => return Ok(fields),
         Some(Param::Text(t)) => list(t),
         Some(Param::Map(m)) => match m.as_slice() {
@@ -312,7 +312,7 @@ pub fn fields(d: &'static Dataset, params: &Params) -> Result<Vec<&'static Colum
 
 /// `page[number]` and `page[size]`.
 pub fn page(params: &Params, max_page_size: i64) -> Result<(PageNumber, i64), ApiError> {
-    let page_map = match query::get(params, "page") {
+    let page_map = match php::get(params, "page") {
         Some(Param::Map(m)) => m.as_slice(),
         _ => &[],
     };

@@ -10,9 +10,10 @@ use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Column, Dataset, Domain, ValueType, COUNT_METHOD, DATASETS};
 
 use super::deviations::DEVIATIONS;
-use crate::api::{query, Endpoint, Format};
+use crate::api::{Endpoint, Format};
 use crate::configuration::Config;
 use crate::error::ApiError;
+use crate::query;
 use crate::release::Release;
 
 /// The page, of the API's listing endpoints (each dataset's section in the catalogue's order,

@@ -6,9 +6,10 @@ use rusqlite::types::ValueRef;
 
 use roadtraffic_catalog::{Dataset, DATASETS};
 
-use crate::api::{query, DEFAULT_KEYS, REVISIONS};
+use crate::api::{DEFAULT_KEYS, REVISIONS};
 use crate::configuration::Config;
 use crate::error::ApiError;
+use crate::query;
 
 /// The section on releases, under the page's requests.
 pub fn section(config: &Config) -> Markup {

@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 
 use super::collection::Collection;
 use super::query::ITEMS_PARAMETERS;
-use crate::api::query::{self, Param, Params};
 use crate::html::{page, Section};
+use crate::query::{self, Param, Params};
 use crate::spatial::Crs;
 
 /// A document (the landing page, the conformance, the collections, a collection, the
@@ -123,7 +123,7 @@ fn point(geometry: &Value) -> String {
 
 /// The items' parameters as a form (GET, to this page): what was asked filled in.
 fn form(c: &Collection, params: &Params) -> Markup {
-    let given = |name: &str| match query::get(params, name) {
+    let given = |name: &str| match query::php::get(params, name) {
         Some(Param::Text(t)) => t.clone(),
         _ => String::new(),
     };

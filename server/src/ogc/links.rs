@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::resource::PREFIX;
-use crate::api::query::{self, Param, Params};
+use crate::query::{self, Param, Params};
 
 pub const JSON: &str = "application/json";
 pub const GEOJSON: &str = "application/geo+json";
@@ -131,7 +131,9 @@ mod tests {
 
     #[test]
     fn another_window_keeps_the_other_parameters_in_order() {
-        let params = query::parse("road_name=A 3&limit=5&bbox=-2,52,-1,53&offset=10");
+        let params = query::Query::read("road_name=A 3&limit=5&bbox=-2,52,-1,53&offset=10")
+            .php()
+            .clone();
         let next = with_query(
             "http://h/x",
             &params,

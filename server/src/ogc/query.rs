@@ -10,9 +10,9 @@ use roadtraffic_catalog::Dataset;
 use super::collection::Collection;
 use super::datetime::Span;
 use super::links::Format;
-use crate::api::query::{self, Param, Params};
 use crate::api::{filter_condition, Condition, ListRequest, Window};
 use crate::error::ApiError;
+use crate::query::{self, Param, Params};
 use crate::spatial::{Area, Crs};
 
 /// `limit` when absent, and the most it gives: a larger one is taken as this, not refused
@@ -62,7 +62,7 @@ fn refuse_unknown(
 
 /// A parameter's text, `None` when absent or empty (an empty value asks for the default).
 fn given<'p>(params: &'p Params, name: &str) -> Result<Option<&'p str>, ApiError> {
-    match query::get(params, name) {
+    match query::php::get(params, name) {
         Some(value) => Ok(Some(text(name, value)?).filter(|t| !t.is_empty())),
         None => Ok(None),
     }
@@ -206,7 +206,7 @@ mod tests {
 
     fn items(query: &str) -> Result<Items, String> {
         let c = Collection::find("raw-counts").unwrap();
-        Items::parse(&c, &query::parse(query)).map_err(|e| e.to_string())
+        Items::parse(&c, query::Query::read(query).php()).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -237,11 +237,11 @@ mod tests {
             .unwrap_err()
             .contains("brackets"));
         assert!(items("page[size]=3").is_err());
-        assert!(document(&query::parse("limit=3")).is_err());
-        assert!(document(&query::parse("f=json")).is_ok());
-        assert!(document(&query::parse("f=xml")).is_err());
+        assert!(document(&query::Query::read("limit=3").php().clone()).is_err());
+        assert!(document(&query::Query::read("f=json").php().clone()).is_ok());
+        assert!(document(&query::Query::read("f=xml").php().clone()).is_err());
         assert_eq!(
-            document(&query::parse("f=HTML")).unwrap(),
+            document(&query::Query::read("f=HTML").php().clone()).unwrap(),
             Some(Format::Html)
         );
     }

@@ -3,8 +3,8 @@
 
 use actix_web::HttpRequest;
 
-use crate::api::query;
 use crate::error::ApiError;
+use crate::query;
 
 /// Laravel's 404, naming the path without its leading `/`.
 pub fn not_found(req: &HttpRequest) -> ApiError {

@@ -12,9 +12,10 @@ use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::Dataset;
 
 use super::answers::public_base;
-use crate::api::{query, Envelope, FilterSets, Format, ListRequest};
+use crate::api::{Envelope, FilterSets, Format, ListRequest};
 use crate::cache::{Encoding, ResponseCache};
 use crate::error::ApiError;
+use crate::query::Query;
 use crate::release::Release;
 use crate::spatial::Crs;
 use crate::state::AppState;
@@ -22,13 +23,14 @@ use crate::stream::{self, Written};
 
 pub async fn list(
     req: &HttpRequest,
+    query: &Query,
     state: &AppState,
     release: Arc<Release>,
     dataset: &'static Dataset,
     envelope: Envelope,
 ) -> Result<HttpResponse, ApiError> {
     let config = &state.config;
-    let params = query::parse(req.query_string());
+    let params = query.php().clone();
     let mut request = ListRequest::parse(dataset, &params, config.max_page_size)?;
     request.envelope = envelope;
     let spatial =

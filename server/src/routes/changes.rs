@@ -16,21 +16,22 @@ use roadtraffic_releases::KeptRelease;
 
 use super::api::matches_etag;
 use super::Pin;
-use crate::api::query::{self, Param};
 use crate::cache::Encoding;
 use crate::error::ApiError;
+use crate::query::php::{self, Param};
+use crate::query::Query;
 use crate::release::Release;
 use crate::state::AppState;
 use crate::stream;
 
 pub async fn answer(
     req: &HttpRequest,
+    query: &Query,
     state: &AppState,
     pin: &Pin,
     release: Arc<Release>,
 ) -> Result<HttpResponse, ApiError> {
-    let params = query::parse(req.query_string());
-    let since = match query::get(&params, "since") {
+    let since = match php::get(query.php(), "since") {
         Some(Param::Text(t)) if !t.is_empty() => Some(t.clone()),
         Some(Param::Map(_)) => {
             return Err(ApiError::BadRequest(

@@ -9,12 +9,13 @@ use actix_web::{HttpRequest, HttpResponse};
 use roadtraffic_catalog::Dataset;
 
 use super::answers::{not_found, public_base};
-use crate::api::{query, Format, ListRequest, Plan};
+use crate::api::{Format, ListRequest, Plan};
 use crate::cache::Encoding;
 use crate::downloads::store::{Store, Stored};
 use crate::downloads::{self, Download, Export};
 use crate::error::ApiError;
 use crate::html;
+use crate::query::Query;
 use crate::ranged::{self, Representation};
 use crate::release::Release;
 use crate::state::{AppState, Served};
@@ -99,13 +100,13 @@ async fn write(
 /// An API listing whole, as CSV, NDJSON or GeoJSON: its filters, sort and fields, every record.
 pub async fn listing(
     req: &HttpRequest,
+    query: &Query,
     state: &AppState,
     release: Arc<Release>,
     dataset: &'static Dataset,
     format: Format,
 ) -> Result<HttpResponse, ApiError> {
-    let params = query::parse(req.query_string());
-    let request = ListRequest::whole(dataset, &params)?;
+    let request = ListRequest::whole(dataset, query.php())?;
     let layout = || {
         let layout = downloads::layout::Layout::fields(&request.fields);
         match Plan(&request).near() {

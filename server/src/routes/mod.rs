@@ -31,6 +31,7 @@ use crate::description::Description;
 use crate::error::ApiError;
 use crate::html;
 use crate::ops::metrics::{Label, Metrics};
+use crate::query::Query;
 use crate::ratelimit::Limiter;
 use crate::state::{AppState, Served};
 use answers::not_found;
@@ -47,6 +48,7 @@ pub struct Router {
 
 pub async fn dispatch(req: HttpRequest, router: web::Data<Router>) -> HttpResponse {
     let (pin, route) = router.table.resolve(req.path());
+    let query = Query::read(req.query_string());
     let label = if is_preflight(&req, &route) {
         Label::Template("preflight".into())
     } else if pin != Pin::Latest {
@@ -56,15 +58,20 @@ pub async fn dispatch(req: HttpRequest, router: web::Data<Router>) -> HttpRespon
     };
     label.set(&req);
     // Probes and metrics first: outside the API, never rate limited.
+    let asked = Asked {
+        req: &req,
+        query: &query,
+        pin,
+    };
     if route.is_operations() {
-        return answer(&req, &router, pin, route).await;
+        return answer(&asked, &router, route).await;
     }
     let Some(limiter) = &router.limiter else {
-        return answer(&req, &router, pin, route).await;
+        return answer(&asked, &router, route).await;
     };
     // With rate limiting on, every response carries the limit and what is left of it.
     let (limit, remaining, mut response) = match limiter.check(&req) {
-        Ok((limit, remaining)) => (limit, remaining, answer(&req, &router, pin, route).await),
+        Ok((limit, remaining)) => (limit, remaining, answer(&asked, &router, route).await),
         Err(e) => (limiter.per_minute(), 0, e.error_response()),
     };
     for (name, value) in [
@@ -79,12 +86,19 @@ pub async fn dispatch(req: HttpRequest, router: web::Data<Router>) -> HttpRespon
     response
 }
 
+/// What a request asks, read once: the request, its query string and the release it names.
+pub struct Asked<'a> {
+    pub req: &'a HttpRequest,
+    pub query: &'a Query,
+    pub pin: Pin,
+}
+
 /// The answer to a request for `route`: its handler's, or its error as the route's audience
 /// reads it (an HTML page for the site's, JSON for anyone else).
-async fn answer(req: &HttpRequest, router: &Router, pin: Pin, route: Route) -> HttpResponse {
+async fn answer(asked: &Asked<'_>, router: &Router, route: Route) -> HttpResponse {
     let html = route.errors_as_html();
-    let immutable = pin != Pin::Latest && route.immutable_when_named();
-    match handle(req, router, pin, route).await {
+    let immutable = asked.pin != Pin::Latest && route.immutable_when_named();
+    match handle(asked, router, route).await {
         Ok(response) if immutable => forever(response),
         Ok(response) => response,
         Err(e) if html => html::error_page(&e),
@@ -124,11 +138,11 @@ fn served(state: &AppState, pin: &Pin) -> Result<Served, ApiError> {
 }
 
 async fn handle(
-    req: &HttpRequest,
+    asked: &Asked<'_>,
     router: &Router,
-    pin: Pin,
     route: Route,
 ) -> Result<HttpResponse, ApiError> {
+    let Asked { req, query, pin } = asked;
     if is_preflight(req, &route) {
         return Ok(preflight());
     }
@@ -136,30 +150,34 @@ async fn handle(
         return Err(ApiError::MethodNotAllowed(req.method().to_string()));
     }
     let state = &router.state;
-    let served = served(state, &pin)?;
+    let served = served(state, pin)?;
     let release = served.release.clone();
     match route {
         Route::Health => Ok(crate::ops::probes::alive()),
         Route::Ready => crate::ops::probes::readiness(state).await,
         Route::Metrics => ops::metrics(state, &router.metrics),
         Route::Listing(e, envelope) if e.format == Format::Json => {
-            api::list(req, state, release, e.dataset, envelope).await
+            api::list(req, query, state, release, e.dataset, envelope).await
         }
-        Route::Listing(e, _) => downloads::listing(req, state, release, e.dataset, e.format).await,
-        Route::Revisions(e) => revisions::answer(req, state, e.dataset).await,
-        Route::Facets(e) => totals::facets(req, state, release, e.dataset).await,
-        Route::Summary(e, format) => totals::summary(req, state, release, e.dataset, format).await,
+        Route::Listing(e, _) => {
+            downloads::listing(req, query, state, release, e.dataset, e.format).await
+        }
+        Route::Revisions(e) => revisions::answer(req, query, state, e.dataset).await,
+        Route::Facets(e) => totals::facets(req, query, state, release, e.dataset).await,
+        Route::Summary(e, format) => {
+            totals::summary(req, query, state, release, e.dataset, format).await
+        }
         Route::ApiHome | Route::DocsMoved => Ok(see_other(&format!("{}/docs", served.prefix))),
         Route::OpenApi => description::openapi(req, state, &router.description),
-        Route::Changes => changes::answer(req, state, &pin, release).await,
+        Route::Changes => changes::answer(req, query, state, pin, release).await,
         Route::Releases => releases::list(req, state).await,
         Route::Docs => description::docs(req, state, &served, &router.description).await,
         Route::DownloadsPage => downloads::page(req, state, &served).await,
         Route::Download(file) => downloads::file(req, state, release, &file).await,
-        Route::Page(page) => Ok(crate::site::respond(req, state, &served, page).await),
+        Route::Page(page) => Ok(crate::site::respond(req, state, &served, page, query).await),
         Route::Asset(name) => Ok(crate::site::assets::serve(req, state, &name).await),
         Route::ApiUnknown => Err(not_found(req)),
-        Route::Ogc(resource) => ogc::answer(req, state, resource).await,
+        Route::Ogc(resource) => ogc::answer(req, query, state, resource).await,
         Route::Unknown => {
             crate::site::not_found_for_browser(req, state, &served).ok_or_else(|| not_found(req))
         }

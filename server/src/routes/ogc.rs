@@ -9,22 +9,24 @@ use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder};
 use serde_json::Value;
 
 use super::answers::public_base;
-use crate::api::{query, FilterSets};
+use crate::api::FilterSets;
 use crate::error::ApiError;
 use crate::ogc::extent::Extents;
 use crate::ogc::items::{write_item, write_items, ItemLinks};
 use crate::ogc::links::{Format, Urls, JSON, OPENAPI};
 use crate::ogc::{documents, html, openapi, query as ogc_query, Collection, Resource};
+use crate::query::{self, Params, Query};
 use crate::spatial::Crs;
 use crate::state::AppState;
 use crate::stream;
 
 pub async fn answer(
     req: &HttpRequest,
+    query: &Query,
     state: &AppState,
     resource: Resource,
 ) -> Result<HttpResponse, ApiError> {
-    let params = query::parse(req.query_string());
+    let params = query.php().clone();
     let urls = Urls {
         root: public_base(req, state.config.public_url.as_deref()),
     };
@@ -75,7 +77,7 @@ async fn items(
     state: &AppState,
     urls: &Urls,
     c: Collection,
-    params: query::Params,
+    params: Params,
 ) -> Result<HttpResponse, ApiError> {
     let items = ogc_query::Items::parse(&c, &params)?;
     let format = negotiate(req, items.format);
@@ -109,7 +111,7 @@ async fn item(
     urls: &Urls,
     c: Collection,
     id: Option<i64>,
-    params: query::Params,
+    params: Params,
 ) -> Result<HttpResponse, ApiError> {
     let (crs, format) = ogc_query::feature(&params)?;
     let format = negotiate(req, format);

@@ -14,9 +14,10 @@ use roadtraffic_catalog::Dataset;
 
 use super::answers::public_base;
 use super::api::matches_etag;
-use crate::api::{query, Kept, RevisionsRequest};
+use crate::api::{Kept, RevisionsRequest};
 use crate::cache::Encoding;
 use crate::error::ApiError;
+use crate::query::Query;
 use crate::release::Listing;
 use crate::state::AppState;
 
@@ -26,19 +27,19 @@ const UNNAMED_LATEST: &str = "latest";
 
 pub async fn answer(
     req: &HttpRequest,
+    query: &Query,
     state: &AppState,
     dataset: &'static Dataset,
 ) -> Result<HttpResponse, ApiError> {
     let config = &state.config;
-    let params = query::parse(req.query_string());
-    let raw = req.query_string();
-    let request = RevisionsRequest::parse(dataset, &params, raw, config.max_page_size)?;
+    let params = query.php();
+    let request = RevisionsRequest::parse(dataset, query, config.max_page_size)?;
     let listing = state.named.listing()?;
     let base = public_base(req, config.public_url.as_deref());
     let url = format!("{base}{}", req.path().trim_end_matches('/'));
     // With `--compress` the compression middleware encodes the body: its tag is then weak.
     let encoding = Encoding::negotiate(req, config.compress);
-    let etag = encoding.etag(etag(state, &listing, &request.canonical(&url, &params))?);
+    let etag = encoding.etag(etag(state, &listing, &request.canonical(&url, params))?);
     if matches_etag(req, &etag) {
         return Ok(HttpResponse::NotModified()
             .insert_header((header::ETAG, etag))
@@ -73,7 +74,7 @@ pub async fn answer(
     response
         .insert_header((header::CONTENT_TYPE, "application/json"))
         .insert_header((header::ETAG, etag));
-    if let Some(links) = request.links(&url, &params, revisions.more) {
+    if let Some(links) = request.links(&url, params, revisions.more) {
         response.insert_header((header::LINK, links));
     }
     Ok(response.body(revisions.body))

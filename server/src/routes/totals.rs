@@ -13,20 +13,20 @@ use roadtraffic_catalog::Dataset;
 
 use super::answers::public_base;
 use super::api::whole_answer;
-use crate::api::query;
 use crate::error::ApiError;
+use crate::query::Query;
 use crate::release::Release;
 use crate::state::AppState;
 use crate::totals::{Facets, Rollups, Source, Summary, SummaryFormat};
 
 pub async fn facets(
     req: &HttpRequest,
+    query: &Query,
     state: &AppState,
     release: Arc<Release>,
     dataset: &'static Dataset,
 ) -> Result<HttpResponse, ApiError> {
-    let raw = req.query_string();
-    let question = Facets::parse(dataset, &query::parse(raw), raw)?;
+    let question = Facets::parse(dataset, query)?;
     let rollups = rollups(&release).await?;
     let reads_rows = (question.columns.iter()).any(|c| {
         let one = std::slice::from_ref(c);
@@ -52,13 +52,13 @@ pub async fn facets(
 
 pub async fn summary(
     req: &HttpRequest,
+    query: &Query,
     state: &AppState,
     release: Arc<Release>,
     dataset: &'static Dataset,
     format: SummaryFormat,
 ) -> Result<HttpResponse, ApiError> {
-    let raw = req.query_string();
-    let question = Summary::parse(dataset, &query::parse(raw), raw)?;
+    let question = Summary::parse(dataset, query)?;
     let rollups = rollups(&release).await?;
     let reads_rows = question.source(&rollups).reads_rows();
     let time_limit = Duration::from_millis(state.config.query_timeout);

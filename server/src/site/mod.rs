@@ -29,6 +29,7 @@ use maud::Markup;
 use crate::cache::Encoding;
 use crate::error::ApiError;
 use crate::html;
+use crate::query::Query;
 use crate::release::Release;
 use crate::state::{AppState, Served};
 use frame::Releases;
@@ -42,11 +43,17 @@ pub async fn respond(
     state: &AppState,
     served: &Served,
     page: Page,
+    query: &Query,
 ) -> HttpResponse {
-    let query = req.query_string().to_string();
+    let query = query.clone();
     let releases = frame::of(req, state, served);
     // The page's header lists the kept releases: a page kept is one of that listing.
-    let key = format!("site {}?{query} releases {}", req.path(), releases.key);
+    let key = format!(
+        "site {}?{} releases {}",
+        req.path(),
+        query.raw(),
+        releases.key
+    );
     let frame = releases.frame.clone();
     let rows = page.rows_read(&served.release, &query).await;
     let result = render(state, served, (key, rows), releases, move |view| {
@@ -118,7 +125,7 @@ impl From<Markup> for Drawn {
 }
 
 impl Page {
-    fn render(self, view: &View, query: &str) -> Result<Drawn, ApiError> {
+    fn render(self, view: &View, query: &Query) -> Result<Drawn, ApiError> {
         let missing = || ApiError::NotFound(String::new());
         let markup = match self {
             Page::Explore => return pages::explore::render(view, query),
@@ -138,11 +145,11 @@ impl Page {
     /// The rows of a table the page reads (the Explore page's question may read many, as the
     /// API's summary may), for a heavy permit; asked on the blocking pool, as it may learn the
     /// release's tables of totals.
-    async fn rows_read(&self, release: &Arc<Release>, query: &str) -> i64 {
+    async fn rows_read(&self, release: &Arc<Release>, query: &Query) -> i64 {
         if *self != Page::Explore {
             return 0;
         }
-        let (release, query) = (release.clone(), query.to_string());
+        let (release, query) = (release.clone(), query.clone());
         let rows = web::block(move || pages::explore::rows_read(&release, &query));
         rows.await.unwrap_or(0)
     }

@@ -4,10 +4,11 @@
 
 use roadtraffic_catalog::{Column, Dataset};
 
-use crate::api::query::{self, Param, Params};
 use crate::api::Condition;
 use crate::api::{sort_keys, sorts_not_allowed};
 use crate::error::ApiError;
+use crate::query::php::{self, Param, Params};
+use crate::query::Query;
 
 /// Values listed per facet when `facet_size` is not given.
 pub const DEFAULT_FACET_SIZE: usize = 30;
@@ -99,8 +100,8 @@ fn bad(message: String) -> ApiError {
 
 /// A list parameter's names: repeated (`facet=a&facet=b`, `facet[]=a`) or comma-separated;
 /// `None` when not given, a 400 when given with nothing in it.
-fn listed(raw: &str, name: &str, allowed: &[&str]) -> Result<Option<Vec<String>>, ApiError> {
-    let values = query::values(raw, name);
+fn listed(query: &Query, name: &str, allowed: &[&str]) -> Result<Option<Vec<String>>, ApiError> {
+    let values = query.values(name);
     if values.is_empty() {
         return Ok(None);
     }
@@ -146,11 +147,11 @@ fn columns_of(
 /// A whole-number parameter from 1 to `max`, or `None` when absent or empty; given more
 /// than once, a 400 (PHP would take the last and never look at the others: the description
 /// cannot say so, and a client that repeats it has a bug worth hearing about).
-fn whole(params: &Params, raw: &str, name: &str, max: usize) -> Result<Option<usize>, ApiError> {
-    if query::values(raw, name).len() > 1 {
+fn whole(query: &Query, name: &str, max: usize) -> Result<Option<usize>, ApiError> {
+    if query.values(name).len() > 1 {
         return Err(bad(format!("{name} is given more than once.")));
     }
-    let text = match query::get(params, name) {
+    let text = match php::get(query.php(), name) {
         None => return Ok(None),
         Some(Param::Text(t)) if t.is_empty() => return Ok(None),
         Some(Param::Text(t)) => t.as_str(),
@@ -169,10 +170,10 @@ fn whole(params: &Params, raw: &str, name: &str, max: usize) -> Result<Option<us
 }
 
 impl Facets {
-    pub fn parse(d: &'static Dataset, params: &Params, raw: &str) -> Result<Self, ApiError> {
+    pub fn parse(d: &'static Dataset, query: &Query) -> Result<Self, ApiError> {
         let allowed: Vec<&'static Column> = d.facet_columns().collect();
         let names: Vec<&str> = allowed.iter().map(|c| c.name).collect();
-        let asked = listed(raw, "facet", &names)?.ok_or_else(|| {
+        let asked = listed(query, "facet", &names)?.ok_or_else(|| {
             bad(format!(
                 "The facet parameter names the column(s) to count the values of. Allowed facet column(s) are `{}`.",
                 names.join(", ")
@@ -180,18 +181,18 @@ impl Facets {
         })?;
         Ok(Facets {
             dataset: d,
-            conditions: crate::api::conditions(d, params)?,
+            conditions: crate::api::conditions(d, query.php())?,
             columns: columns_of("facet", &asked, &allowed, "")?,
-            size: whole(params, raw, "facet_size", MAX_FACET_SIZE)?.unwrap_or(DEFAULT_FACET_SIZE),
+            size: whole(query, "facet_size", MAX_FACET_SIZE)?.unwrap_or(DEFAULT_FACET_SIZE),
         })
     }
 }
 
 impl Summary {
-    pub fn parse(d: &'static Dataset, params: &Params, raw: &str) -> Result<Self, ApiError> {
+    pub fn parse(d: &'static Dataset, query: &Query) -> Result<Self, ApiError> {
         let groupable: Vec<&'static Column> = d.facet_columns().collect();
         let names: Vec<&str> = groupable.iter().map(|c| c.name).collect();
-        let group_by = match listed(raw, "group_by", &names)? {
+        let group_by = match listed(query, "group_by", &names)? {
             Some(asked) => columns_of("group_by", &asked, &groupable, "")?,
             None => Vec::new(),
         };
@@ -201,16 +202,16 @@ impl Summary {
                 group_by.len()
             )));
         }
-        let measures = measures(d, raw)?;
+        let measures = measures(d, query)?;
         let mut summary = Summary {
             dataset: d,
-            conditions: crate::api::conditions(d, params)?,
+            conditions: crate::api::conditions(d, query.php())?,
             group_by,
             measures,
             sort: Vec::new(),
-            limit: whole(params, raw, "limit", MAX_SUMMARY_ROWS)?,
+            limit: whole(query, "limit", MAX_SUMMARY_ROWS)?,
         };
-        summary.sort = summary.sort_keys(params)?;
+        summary.sort = summary.sort_keys(query.php())?;
         Ok(summary)
     }
 
@@ -224,7 +225,7 @@ impl Summary {
 
     /// `sort=-sum_all_motor_vehicles,year`: any output column, `-` for descending.
     fn sort_keys(&self, params: &Params) -> Result<Vec<(Key, bool)>, ApiError> {
-        let Some(p) = query::get(params, "sort") else {
+        let Some(p) = php::get(params, "sort") else {
             return Ok(Vec::new());
         };
         let Param::Text(text) = p else {
@@ -259,12 +260,12 @@ impl Summary {
 }
 
 /// `sum=`, `avg=`, `min=`, `max=`: measures of the catalogue, sums first.
-fn measures(d: &'static Dataset, raw: &str) -> Result<Vec<Measure>, ApiError> {
+fn measures(d: &'static Dataset, query: &Query) -> Result<Vec<Measure>, ApiError> {
     let allowed: Vec<&'static Column> = d.measure_columns().collect();
     let names: Vec<&str> = allowed.iter().map(|c| c.name).collect();
     let mut out = Vec::new();
     for stat in Stat::ALL {
-        let Some(asked) = listed(raw, stat.name(), &names)? else {
+        let Some(asked) = listed(query, stat.name(), &names)? else {
             continue;
         };
         let why = match allowed.is_empty() {

@@ -21,8 +21,9 @@ use roadtraffic_catalog::{Column, Dataset};
 
 use super::envelope::PageNumber;
 use super::params::{self, Condition};
-use super::query::{self, Param, Params};
 use crate::error::ApiError;
+use crate::query::php::{self, Param, Params};
+use crate::query::Query;
 use crate::release::Release;
 
 /// What follows a listing's path for the revisions of its records.
@@ -54,27 +55,23 @@ pub struct Revisions {
 }
 
 impl RevisionsRequest {
-    /// The listing's filters, fields and page parameters (`params`, parsed from `raw`), with
+    /// The listing's filters, fields and page parameters (of `query`), with
     /// the listing's 400s, but a page of [`DEFAULT_KEYS`] by default, and a `page[size]` or
     /// `page[number]` given empty or more than once refused (the listing takes the last, as
     /// PHP does; this endpoint has no PHP client to follow). `sort` is not taken (keys come
     /// in key order), like any parameter the listing does not know.
-    pub fn parse(
-        d: &'static Dataset,
-        params: &Params,
-        raw: &str,
-        max_page_size: i64,
-    ) -> Result<Self, ApiError> {
+    pub fn parse(d: &'static Dataset, query: &Query, max_page_size: i64) -> Result<Self, ApiError> {
+        let params = query.php();
         for name in ["page[size]", "page[number]"] {
-            let values = query::values(raw, name);
-            if values.len() > 1 || values.iter().any(String::is_empty) {
+            let values = query.values(name);
+            if values.len() > 1 || values.iter().any(|v| v.is_empty()) {
                 return Err(ApiError::BadRequest(format!(
                     "{name} must be given once, as a positive integer."
                 )));
             }
         }
         let (number, size) = params::page(params, max_page_size)?;
-        let sized = matches!(query::get(params, "page"), Some(Param::Map(page)) if page.iter().any(|(k, _)| k == "size"));
+        let sized = matches!(php::get(params, "page"), Some(Param::Map(page)) if page.iter().any(|(k, _)| k == "size"));
         Ok(RevisionsRequest {
             dataset: d,
             conditions: params::conditions(d, params)?,
@@ -90,7 +87,7 @@ impl RevisionsRequest {
 
     /// The request in one canonical form, as the listing's (`ListRequest::canonical`).
     pub fn canonical(&self, url: &str, params: &Params) -> String {
-        format!("{url}?{}", query::page_query(params, &self.page.0))
+        format!("{url}?{}", php::page_query(params, &self.page.0))
     }
 
     /// The `Link` header's value: the next page when keys follow, the previous one when this
@@ -102,7 +99,7 @@ impl RevisionsRequest {
             _ => None,
         };
         let link = |n: PageNumber, rel: &str| {
-            format!("<{url}?{}>; rel=\"{rel}\"", query::page_query(params, &n))
+            format!("<{url}?{}>; rel=\"{rel}\"", php::page_query(params, &n))
         };
         let links: Vec<String> = [(next, "next"), (number.previous(), "prev")]
             .into_iter()

@@ -35,13 +35,3 @@ fn context<'a>(view: &View<'a>) -> Context<'a> {
         frame: view.frame,
     }
 }
-
-/// The first value of a plain parameter of the query string (`q`, `page`).
-pub fn query_param(query: &str, name: &str) -> Option<String> {
-    use crate::api::query::url_decode;
-    query
-        .split('&')
-        .filter_map(|pair| pair.split_once('='))
-        .find(|(k, _)| url_decode(k) == name)
-        .map(|(_, v)| url_decode(v))
-}

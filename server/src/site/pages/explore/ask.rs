@@ -11,8 +11,8 @@ use rusqlite::types::Value as SqlValue;
 use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Dataset, Domain, AADF, DATASETS};
 
-use crate::api::query::{self, Param};
 use crate::error::ApiError;
+use crate::query::{self, Param, Params, Query};
 use crate::totals::Stat;
 
 /// The page's own parameter: which listing the question is of.
@@ -55,41 +55,38 @@ pub fn slug(d: &Dataset) -> &'static str {
 impl Ask {
     /// The question of a query string; a `dataset` that names no listing is refused (the
     /// default question is then the form's).
-    pub fn read(raw: &str) -> (Ask, Option<ApiError>) {
-        let asked = crate::site::pages::query_param(raw, DATASET).filter(|s| !s.is_empty());
-        let found = asked.as_deref().map(|name| {
+    pub fn read(query: &Query) -> (Ask, Option<ApiError>) {
+        let asked = query.first(DATASET).filter(|s| !s.is_empty());
+        let found = asked.map(|name| {
             datasets().find(|d| d.paths.iter().any(|p| p.trim_start_matches('/') == name))
         });
         match found {
             Some(None) => (Ask::default_of(&AADF), Some(unknown_dataset())),
-            Some(Some(d)) => (Ask::of(d, raw), None),
-            None => (Ask::of(&AADF, raw), None),
+            Some(Some(d)) => (Ask::of(d, query), None),
+            None => (Ask::of(&AADF, query), None),
         }
     }
 
     /// The question of `raw` on `d`; without any group or measure parameter at all (a bare
     /// `?dataset=`), the dataset's default question with the filters given.
-    fn of(d: &'static Dataset, raw: &str) -> Ask {
-        let params = query::parse(raw);
-        let text = |name: &str| match query::get(&params, name) {
+    fn of(d: &'static Dataset, query: &Query) -> Ask {
+        let params = query.php();
+        let text = |name: &str| match query::php::get(params, name) {
             Some(Param::Text(t)) => t.clone(),
             _ => String::new(),
         };
         let mut ask = Ask {
             dataset: d,
-            group_by: listed(raw, GROUP_BY),
+            group_by: listed(query, GROUP_BY),
             measures: (Stat::ALL.iter())
-                .map(|s| (*s, listed(raw, s.name())))
+                .map(|s| (*s, listed(query, s.name())))
                 .collect(),
-            filters: filters(d, &params),
+            filters: filters(d, params),
             sort: text("sort"),
             limit: text("limit"),
         };
         let lists = std::iter::once(GROUP_BY).chain(Stat::ALL.iter().map(|s| s.name()));
-        if lists
-            .clone()
-            .all(|name| query::values(raw, name).is_empty())
-        {
+        if lists.clone().all(|name| query.values(name).is_empty()) {
             let filters = std::mem::take(&mut ask.filters);
             ask = Ask {
                 filters,
@@ -204,8 +201,8 @@ fn unknown_dataset() -> ApiError {
 
 /// The names of a list parameter, however given (repeated, `name[]`, comma-separated), in
 /// order, empty ones left out.
-fn listed(raw: &str, name: &str) -> Vec<String> {
-    let values = query::values(raw, name);
+fn listed(query: &Query, name: &str) -> Vec<String> {
+    let values = query.values(name);
     let names = values.iter().flat_map(|v| v.split(',')).map(str::trim);
     names
         .filter(|n| !n.is_empty())
@@ -218,9 +215,9 @@ fn listed(raw: &str, name: &str) -> Vec<String> {
 /// other): a question has one URL however its filters were ordered. Empty ones are left out.
 /// A filter given as a map (`filter[a][b]`) keeps a text the API refuses, so that the page
 /// says what the API says.
-fn filters(d: &'static Dataset, params: &query::Params) -> Vec<(String, String)> {
+fn filters(d: &'static Dataset, params: &Params) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
-    if let Some(Param::Map(given)) = query::get(params, "filter") {
+    if let Some(Param::Map(given)) = query::php::get(params, "filter") {
         for (name, value) in given {
             out.push((name.clone(), text_of(value)));
         }
@@ -290,16 +287,20 @@ mod tests {
     use super::*;
     use roadtraffic_catalog::{COUNT_POINTS, RAW_COUNTS};
 
+    fn read(raw: &str) -> (Ask, Option<ApiError>) {
+        Ask::read(&Query::read(raw))
+    }
+
     #[test]
     fn nothing_chosen_is_the_default_question() {
-        let (ask, refused) = Ask::read("");
+        let (ask, refused) = read("");
         assert!(refused.is_none());
         assert_eq!(ask.summary_query(), "group_by=year&sum=all_motor_vehicles");
         assert_eq!(
             ask.page_query(),
             "dataset=average-annual-daily-flow&group_by=year&sum=all_motor_vehicles"
         );
-        let (points, _) = Ask::read("dataset=count-points&filter[road_category]=TM");
+        let (points, _) = read("dataset=count-points&filter[road_category]=TM");
         assert!(std::ptr::eq(points.dataset, &COUNT_POINTS));
         assert_eq!(
             points.summary_query(),
@@ -312,7 +313,7 @@ mod tests {
         let form = "dataset=raw-counts&group_by=year&group_by=&group_by=road_category\
                     &sum=cars_and_taxis&sum=lgvs&avg=&filter%5Byear%5D=2019%2C2020\
                     &filter%5Broad_name%5D=&filter%5Bbbox%5D=-5%2C51%2C-2%2C54&sort=&limit=10";
-        let (ask, refused) = Ask::read(form);
+        let (ask, refused) = read(form);
         assert!(refused.is_none() && std::ptr::eq(ask.dataset, &RAW_COUNTS));
         assert_eq!(
             ask.summary_query(),
@@ -325,25 +326,25 @@ mod tests {
         );
         assert_eq!(ask.filter("bbox"), "-5,51,-2,54");
         // Chosen nothing: no default, the count of every record.
-        let (none, _) = Ask::read("dataset=raw-counts&group_by=&sum=");
+        let (none, _) = read("dataset=raw-counts&group_by=&sum=");
         assert_eq!(none.summary_query(), "");
         // The page's own URL reads back to the same question.
-        let (again, _) = Ask::read(&ask.page_query());
+        let (again, _) = read(&ask.page_query());
         assert_eq!(again.summary_query(), ask.summary_query());
         assert!(decoded_names(&ask.page_query()).contains(&"filter[bbox]".to_string()));
     }
 
     #[test]
     fn values_are_encoded_and_names_of_no_listing_refused() {
-        let (ask, _) = Ask::read("filter[road_name]=A%26B%20x&year=2019&filter[x][y]=1");
+        let (ask, _) = read("filter[road_name]=A%26B%20x&year=2019&filter[x][y]=1");
         assert_eq!(
             ask.filter_query(),
             "filter[year]=2019&filter[road_name]=A%26B%20x&filter[x]=%5B1%5D"
         );
-        let (ask, refused) = Ask::read("dataset=regions&group_by=year");
+        let (ask, refused) = read("dataset=regions&group_by=year");
         assert!(std::ptr::eq(ask.dataset, &AADF));
         let message = refused.unwrap().to_string();
         assert!(message.contains("raw-counts"), "{message}");
-        assert!(Ask::read("dataset=traffic/local-authorities").1.is_none());
+        assert!(read("dataset=traffic/local-authorities").1.is_none());
     }
 }

@@ -17,8 +17,8 @@ mod template;
 
 use actix_web::http::StatusCode;
 
-use crate::api::query as api_query;
 use crate::error::ApiError;
+use crate::query::Query;
 use crate::release::Release;
 use crate::site::pages::context;
 use crate::site::{Drawn, View};
@@ -27,8 +27,8 @@ use crate::totals::Summary;
 use ask::Ask;
 use template::{Answered, Shown};
 
-pub fn render(view: &View, query_string: &str) -> Result<Drawn, ApiError> {
-    let (ask, refused) = Ask::read(query_string);
+pub fn render(view: &View, query: &Query) -> Result<Drawn, ApiError> {
+    let (ask, refused) = Ask::read(query);
     let hints = query::Hints::of(view.release, ask.dataset)?;
     let outcome = match refused {
         Some(e) => Err(e),
@@ -58,15 +58,14 @@ fn answer(view: &View, ask: &Ask) -> Result<Answered, ApiError> {
 }
 
 fn checked(ask: &Ask) -> Result<Summary, ApiError> {
-    let raw = ask.summary_query();
-    Summary::parse(ask.dataset, &api_query::parse(&raw), &raw)
+    Summary::parse(ask.dataset, &Query::read(&ask.summary_query()))
 }
 
 /// The rows of its dataset's table that the page's question reads (0 when a table of totals
 /// answers it, or when it is refused): a page that reads many waits for a heavy permit, as the
 /// API's summary does.
-pub fn rows_read(release: &Release, query_string: &str) -> i64 {
-    let (ask, refused) = Ask::read(query_string);
+pub fn rows_read(release: &Release, query: &Query) -> i64 {
+    let (ask, refused) = Ask::read(query);
     let question = match (refused, checked(&ask)) {
         (None, Ok(question)) => question,
         _ => return 0,

@@ -7,11 +7,13 @@ mod template;
 use maud::Markup;
 
 use crate::error::ApiError;
-use crate::site::pages::{context, query_param};
+use crate::query::Query;
+use crate::site::pages::context;
 use crate::site::View;
 
-pub fn render(view: &View, query_string: &str) -> Result<Markup, ApiError> {
-    let q = query_param(query_string, "q")
+pub fn render(view: &View, query: &Query) -> Result<Markup, ApiError> {
+    let q = query
+        .first("q")
         .map(|q| q.trim().chars().take(100).collect::<String>())
         .filter(|q| !q.is_empty());
     let results = match &q {

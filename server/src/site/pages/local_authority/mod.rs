@@ -7,7 +7,8 @@ mod template;
 use maud::Markup;
 
 use crate::error::ApiError;
-use crate::site::pages::{context, query_param};
+use crate::query::Query;
+use crate::site::pages::context;
 use crate::site::View;
 
 use query::PER_PAGE;
@@ -17,7 +18,7 @@ pub fn list(view: &View) -> Result<Markup, ApiError> {
 }
 
 /// The authority's page; `?page=N` is the page of its count point table, kept within range.
-pub fn one(view: &View, id: i64, query_string: &str) -> Result<Markup, ApiError> {
+pub fn one(view: &View, id: i64, query: &Query) -> Result<Markup, ApiError> {
     let la = view
         .summary
         .local_authority(id)
@@ -25,7 +26,8 @@ pub fn one(view: &View, id: i64, query_string: &str) -> Result<Markup, ApiError>
     let traffic = query::traffic(view, id)?;
     let total = query::count_points_in(view, id)?;
     let last = (total + PER_PAGE - 1) / PER_PAGE;
-    let page = query_param(query_string, "page")
+    let page = query
+        .first("page")
         .and_then(|p| p.parse::<i64>().ok())
         .unwrap_or(1)
         .clamp(1, last.max(1));

@@ -18,40 +18,6 @@ pub type Params = Vec<(String, Param)>;
 
 /// Nesting deeper than this is not followed (PHP's `max_input_nesting_level` is 64).
 const MAX_DEPTH: usize = 16;
-/// Parameters past this many are ignored (PHP's `max_input_vars` is 1000).
-const MAX_VARS: usize = 1000;
-
-fn hex(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
-}
-
-/// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte; invalid UTF-8
-/// is replaced rather than refused (the value then simply matches nothing).
-pub fn url_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < b.len() => match (hex(b[i + 1]), hex(b[i + 2])) {
-                (Some(h), Some(l)) => {
-                    out.push(h * 16 + l);
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
 
 /// Splits `filter[a][b]` into `filter` and `["a", "b"]`, the way PHP does: an unclosed
 /// bracket makes the whole name plain, and `.` or ` ` in the base name become `_`.
@@ -127,17 +93,16 @@ fn insert(map: &mut Params, key: String, path: &[String], value: String) {
     insert(inner, sub_key, tail, value);
 }
 
-/// Parses a raw query string into PHP's nested ordered maps, values trimmed as Laravel does.
-pub fn parse(query: &str) -> Params {
+/// PHP's parameters of the decoded `(name, value)` pairs of a query string, in order, values
+/// trimmed as Laravel does.
+pub fn parse<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> Params {
     let mut params = Params::new();
-    for pair in query.split('&').filter(|p| !p.is_empty()).take(MAX_VARS) {
-        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let name = url_decode(name);
+    for (name, value) in pairs {
         if name.is_empty() || name.starts_with('[') {
             continue;
         }
-        let (base, path) = split_name(&name);
-        let value = url_decode(value)
+        let (base, path) = split_name(name);
+        let value = value
             .trim_matches([' ', '\t', '\n', '\r', '\0', '\x0B'])
             .to_string();
         insert(&mut params, base, &path, value);
@@ -145,40 +110,8 @@ pub fn parse(query: &str) -> Params {
     params
 }
 
-/// Every value given for `name` in a raw query string, in order: `name=`, `name[]=` and
-/// `name[i]=` alike, each decoded and trimmed. For the parameters that take a repeated name as
-/// a list (PHP's parsing keeps only the last).
-pub fn values(raw: &str, name: &str) -> Vec<String> {
-    let named = |key: &str| {
-        let key = url_decode(key);
-        let rest = key.strip_prefix(name)?;
-        let plain = rest.is_empty();
-        let indexed = rest.starts_with('[') && rest.ends_with(']') && !rest[1..].contains('[');
-        Some(()).filter(|_| plain || indexed)
-    };
-    (raw.split('&').take(MAX_VARS))
-        .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
-        .filter(|(k, _)| named(k).is_some())
-        .map(|(_, v)| url_decode(v).trim().to_string())
-        .collect()
-}
-
 pub fn get<'a>(params: &'a Params, key: &str) -> Option<&'a Param> {
     params.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-}
-
-/// RFC 3986 encoding, as PHP's `rawurlencode`: unreserved characters are left as they are.
-pub fn encode(s: &str, out: &mut String) {
-    for &b in s.as_bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            const HEX: &[u8; 16] = b"0123456789ABCDEF";
-            out.push('%');
-            out.push(HEX[(b >> 4) as usize] as char);
-            out.push(HEX[(b & 15) as usize] as char);
-        }
-    }
 }
 
 /// `http_build_query(..., PHP_QUERY_RFC3986)`: nested keys as `a[b]`, empty values left out.
@@ -194,9 +127,9 @@ fn build(params: &Params, prefix: Option<&str>, out: &mut String) {
                 if !out.is_empty() {
                     out.push('&');
                 }
-                encode(&name, out);
+                super::encode(&name, out);
                 out.push('=');
-                encode(t, out);
+                super::encode(t, out);
             }
             Param::Map(m) => build(m, Some(&name), out),
         }
@@ -229,6 +162,10 @@ pub fn page_query_to_number(params: &Params) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(raw: &str) -> Params {
+        super::super::Query::read(raw).php().clone()
+    }
 
     #[test]
     fn page_urls_as_the_public_service_writes_them() {
@@ -299,13 +236,5 @@ mod tests {
         fn bracket_soup_parses(query in "[a-z\\[\\]=&%5BD]{0,200}") {
             let _ = page_query(&parse(&query), &1);
         }
-    }
-
-    #[test]
-    fn decoding_tolerates_junk() {
-        assert_eq!(url_decode("a%2"), "a%2");
-        assert_eq!(url_decode("%zz+%41"), "%zz A");
-        assert_eq!(url_decode("%ff"), "\u{fffd}");
-        assert_eq!(url_decode("%"), "%");
     }
 }
