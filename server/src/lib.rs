@@ -31,6 +31,7 @@ mod api;
 mod assets;
 mod cache;
 mod comparisons;
+mod conditional;
 mod configuration;
 mod description;
 mod downloads;

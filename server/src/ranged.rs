@@ -1,6 +1,7 @@
 //! A file of known length answered as RFC 9110 asks of a server that offers byte ranges:
 //! validators (a strong `ETag`, `Last-Modified`), conditional requests (`If-Match`,
-//! `If-Unmodified-Since`, `If-None-Match`, `If-Modified-Since`), `Range` with `If-Range`, one
+//! `If-Unmodified-Since`, `If-None-Match`, `If-Modified-Since`: `crate::conditional`), `Range`
+//! with `If-Range`, one
 //! range as a `206` with `Content-Range`, several as `multipart/byteranges`, none satisfiable
 //! a `416`, and `HEAD` as `GET` without the body. Parsing of the headers is actix's.
 //!
@@ -12,15 +13,14 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use actix_web::body::SizedStream;
-use actix_web::http::header::{
-    self, ByteRangeSpec, EntityTag, Header, HttpDate, IfMatch, IfModifiedSince, IfNoneMatch,
-    IfRange, IfUnmodifiedSince, Range,
-};
+use actix_web::http::header::{self, ByteRangeSpec, EntityTag, HttpDate, Range};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder};
+
+use crate::conditional::{whole_seconds, Validators};
 
 /// The file answered, and how it is described.
 pub struct Representation<'a> {
@@ -55,60 +55,23 @@ const BOUNDARY: &str = "3d6b6a416f9b4e2c8a0f1b7e5c9d2a4f6e8b0c1d";
 
 /// The answer to a GET or HEAD of the file.
 pub fn respond(req: &HttpRequest, file: &Representation) -> std::io::Result<HttpResponse> {
-    let etag = EntityTag::from_str(file.etag).map_err(std::io::Error::other)?;
+    EntityTag::from_str(file.etag).map_err(std::io::Error::other)?;
     // Last-Modified has whole seconds: compared in whole seconds.
     let modified = whole_seconds(file.modified);
-    if let Some(status) = precondition(req, &etag, modified) {
-        let mut head = validators(status, file, modified);
+    let validators = Validators {
+        etag: file.etag,
+        modified: Some(modified),
+    };
+    if let Some(status) = validators.precondition(req) {
+        let mut head = head(status, file, modified);
         return Ok(head.finish());
     }
     let wanted = match *req.method() {
-        Method::GET if range_applies(req, &etag, modified) => ranges(req, file.len),
+        Method::GET if validators.range_applies(req) => ranges(req, file.len),
         _ => Wanted::Whole,
     };
-    let head = validators(StatusCode::OK, file, modified);
+    let head = head(StatusCode::OK, file, modified);
     answer(req, head, file, wanted)
-}
-
-/// The status a failed precondition answers with, in RFC 9110's order (§13.2.2). (actix
-/// reads an absent list header as an empty list: presence is asked first.)
-fn precondition(req: &HttpRequest, etag: &EntityTag, modified: SystemTime) -> Option<StatusCode> {
-    let has = |name| req.headers().contains_key(name);
-    let failed = match has(header::IF_MATCH) {
-        true => match IfMatch::parse(req) {
-            Ok(IfMatch::Any) => false,
-            Ok(IfMatch::Items(tags)) => !tags.iter().any(|t| t.strong_eq(etag)),
-            Err(_) => true,
-        },
-        false => IfUnmodifiedSince::parse(req)
-            .is_ok_and(|IfUnmodifiedSince(date)| modified > SystemTime::from(date)),
-    };
-    if failed {
-        return Some(StatusCode::PRECONDITION_FAILED);
-    }
-    let not_modified = match has(header::IF_NONE_MATCH) {
-        true => match IfNoneMatch::parse(req) {
-            Ok(IfNoneMatch::Any) => true,
-            Ok(IfNoneMatch::Items(tags)) => tags.iter().any(|t| t.weak_eq(etag)),
-            Err(_) => false,
-        },
-        false => IfModifiedSince::parse(req)
-            .is_ok_and(|IfModifiedSince(date)| modified <= SystemTime::from(date)),
-    };
-    not_modified.then_some(StatusCode::NOT_MODIFIED)
-}
-
-/// Whether `Range` is to be honoured: always without `If-Range`, and with it only if the
-/// client's validator is this file's (a strong ETag, or exactly its date).
-fn range_applies(req: &HttpRequest, etag: &EntityTag, modified: SystemTime) -> bool {
-    if !req.headers().contains_key(header::IF_RANGE) {
-        return true;
-    }
-    match IfRange::parse(req) {
-        Ok(IfRange::EntityTag(tag)) => tag.strong_eq(etag),
-        Ok(IfRange::Date(date)) => SystemTime::from(date) == modified,
-        Err(_) => false,
-    }
 }
 
 /// What the request's `Range` asks for.
@@ -158,11 +121,7 @@ fn satisfiable(specs: &[ByteRangeSpec], len: u64) -> Wanted {
 }
 
 /// The head of every answer: validators, `Accept-Ranges`, the name to save under.
-fn validators(
-    status: StatusCode,
-    file: &Representation,
-    modified: SystemTime,
-) -> HttpResponseBuilder {
+fn head(status: StatusCode, file: &Representation, modified: SystemTime) -> HttpResponseBuilder {
     let mut head = HttpResponse::build(status);
     if file.would_be_encoded {
         head.insert_header((header::CONTENT_ENCODING, "identity"));
@@ -328,11 +287,6 @@ fn read(source: &Source, piece: &Piece, skip: u64, take: u64) -> std::io::Result
             Ok(web::Bytes::from(chunk))
         }
     }
-}
-
-fn whole_seconds(t: SystemTime) -> SystemTime {
-    let since = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
-    SystemTime::UNIX_EPOCH + Duration::from_secs(since.as_secs())
 }
 
 #[cfg(test)]

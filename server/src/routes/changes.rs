@@ -14,9 +14,9 @@ use actix_web::{HttpRequest, HttpResponse};
 
 use roadtraffic_releases::KeptRelease;
 
-use super::api::matches_etag;
 use super::Pin;
 use crate::cache::Encoding;
+use crate::conditional::Validators;
 use crate::error::ApiError;
 use crate::query::php::{self, Param};
 use crate::query::Query;
@@ -69,10 +69,12 @@ async fn between(
     let encoding = Encoding::negotiate(req, state.config.compress);
     let since: String = old.id.chars().take(16).collect();
     let etag = encoding.etag(format!("\"{}-changes-{since}\"", release.tag));
-    if matches_etag(req, &etag) {
-        return Ok(HttpResponse::NotModified()
-            .insert_header((header::ETAG, etag))
-            .finish());
+    let validators = Validators {
+        etag: &etag,
+        modified: None,
+    };
+    if let Some(instead) = validators.instead(req, false) {
+        return Ok(instead);
     }
     // Kept with the newer release as named: `/api/releases/latest/changes` and
     // `/releases/{latest}/changes` share one comparison.
@@ -106,12 +108,17 @@ async fn kept_report(
 ) -> Result<HttpResponse, ApiError> {
     // With `--compress` the compression middleware encodes the body: its tag is then weak.
     let encoding = Encoding::negotiate(req, state.config.compress);
+    let etag = encoding.etag(format!("\"{}-changes\"", release.tag));
+    let validators = Validators {
+        etag: &etag,
+        modified: None,
+    };
+    if let Some(instead) = validators.instead(req, false) {
+        return Ok(instead);
+    }
     let mut head = HttpResponse::Ok();
     head.insert_header((header::CONTENT_TYPE, "application/json"))
-        .insert_header((
-            header::ETAG,
-            encoding.etag(format!("\"{}-changes\"", release.tag)),
-        ));
+        .insert_header((header::ETAG, etag));
     stream::respond(head, move |_| {
         let report = release.changes()?.ok_or_else(|| {
             ApiError::NotHeld(

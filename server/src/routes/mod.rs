@@ -19,6 +19,7 @@ mod ops;
 mod releases;
 mod revisions;
 pub mod table;
+mod tagged;
 mod totals;
 
 use std::sync::Arc;
@@ -109,8 +110,7 @@ async fn answer(asked: &Asked<'_>, router: &Router, route: Route) -> HttpRespons
 /// A named release's answer, which never changes: kept by any cache for a year, never
 /// revalidated (RFC 8246).
 fn forever(mut response: HttpResponse) -> HttpResponse {
-    let status = response.status();
-    if status.is_success() || status == actix_web::http::StatusCode::NOT_MODIFIED {
+    if crate::conditional::stands_for_representation(response.status()) {
         response.headers_mut().insert(
             header::CACHE_CONTROL,
             header::HeaderValue::from_static(IMMUTABLE),

@@ -6,7 +6,7 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::{json, Value};
 
-use super::api::matches_etag;
+use crate::conditional::Validators;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -31,10 +31,12 @@ pub async fn list(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, A
         "\"releases-{:x}\"",
         roadtraffic_catalog::stable_hash(&ids.join(","))
     );
-    if matches_etag(req, &etag) {
-        return Ok(HttpResponse::NotModified()
-            .insert_header((header::ETAG, etag))
-            .finish());
+    let validators = Validators {
+        etag: &etag,
+        modified: None,
+    };
+    if let Some(instead) = validators.instead(req, false) {
+        return Ok(instead);
     }
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "application/json"))

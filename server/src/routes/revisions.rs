@@ -13,9 +13,9 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use roadtraffic_catalog::Dataset;
 
 use super::answers::public_base;
-use super::api::matches_etag;
 use crate::api::{Kept, RevisionsRequest};
 use crate::cache::Encoding;
+use crate::conditional::Validators;
 use crate::error::ApiError;
 use crate::query::Query;
 use crate::release::Listing;
@@ -40,10 +40,12 @@ pub async fn answer(
     // With `--compress` the compression middleware encodes the body: its tag is then weak.
     let encoding = Encoding::negotiate(req, config.compress);
     let etag = encoding.etag(etag(state, &listing, &request.canonical(&url, params))?);
-    if matches_etag(req, &etag) {
-        return Ok(HttpResponse::NotModified()
-            .insert_header((header::ETAG, etag))
-            .finish());
+    let validators = Validators {
+        etag: &etag,
+        modified: None,
+    };
+    if let Some(instead) = validators.instead(req, false) {
+        return Ok(instead);
     }
     let releases = listing.releases.len().max(1);
     let permit = state.heavy_permit(request.rows_asked(releases)).await?;

@@ -12,7 +12,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use roadtraffic_catalog::Dataset;
 
 use super::answers::public_base;
-use super::api::whole_answer;
+use super::tagged::whole_answer;
 use crate::error::ApiError;
 use crate::query::Query;
 use crate::release::Release;

@@ -1,0 +1,145 @@
+//! A tagged answer of a release: its tag (the release and the question in a canonical form,
+//! weak for an encoded body), the request's preconditions checked against it before anything
+//! is run (`crate::conditional`), and its body: kept in the release's response cache, or made
+//! on the blocking pool (after a heavy permit when it reads many rows) and kept.
+
+use std::sync::Arc;
+
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder};
+use bytes::Bytes;
+
+use crate::cache::{Encoding, ResponseCache};
+use crate::conditional::Validators;
+use crate::error::ApiError;
+use crate::release::Release;
+use crate::state::AppState;
+
+/// A whole answer of `release` (JSON, CSV...), known by `key` (the question in a form that
+/// determines the answer): its tag and `304`, the body kept for it, or `make`'s on the blocking
+/// pool (after a heavy permit for `rows` rows) then kept.
+pub async fn whole_answer(
+    req: &HttpRequest,
+    state: &AppState,
+    release: Arc<Release>,
+    key: String,
+    content_type: &'static str,
+    rows: i64,
+    make: impl FnOnce(&Release) -> Result<Vec<u8>, ApiError> + Send + 'static,
+) -> Result<HttpResponse, ApiError> {
+    let encoding = Encoding::negotiate(req, state.config.compress);
+    let head = Head::of(&release, &key, encoding, content_type, false);
+    if let Some(held) = head.held(req) {
+        return Ok(held);
+    }
+    let responses = state.responses(&release);
+    if let Some(body) = kept(&responses, &key, encoding).await? {
+        return Ok(whole(body, encoding, head));
+    }
+    let permit = state.heavy_permit(rows).await?;
+    let body = web::block(move || {
+        let _permit = permit;
+        make(&release)
+    })
+    .await
+    .map_err(ApiError::internal)??;
+    let (body, encoding) = keep(responses, key, body, encoding).await?;
+    Ok(whole(body, encoding, head))
+}
+
+/// The body kept for `key` in `encoding`, or made from the plain body kept for it. Encoding runs
+/// on the blocking pool: gzip or brotli of a page takes milliseconds, which on this thread
+/// would hold up every other connection of the worker.
+pub async fn kept(
+    responses: &Arc<ResponseCache>,
+    key: &str,
+    encoding: Encoding,
+) -> Result<Option<Bytes>, ApiError> {
+    let found = responses.get(key, encoding);
+    if found.is_some() || encoding == Encoding::Identity {
+        return Ok(found);
+    }
+    let (responses, key) = (responses.clone(), key.to_string());
+    web::block(move || responses.encode_kept(&key, encoding))
+        .await
+        .map_err(ApiError::internal)
+}
+
+/// Keeps a finished body and gives it back in `encoding` (see `ResponseCache::keep`); encoded on
+/// the blocking pool, as in `kept` (with the cache off, the compression middleware encodes it,
+/// off this thread too).
+pub async fn keep(
+    responses: Arc<ResponseCache>,
+    key: String,
+    body: Vec<u8>,
+    encoding: Encoding,
+) -> Result<(Bytes, Encoding), ApiError> {
+    if encoding == Encoding::Identity || !responses.is_on() {
+        return Ok(responses.keep(key, body, encoding));
+    }
+    web::block(move || responses.keep(key, body, encoding))
+        .await
+        .map_err(ApiError::internal)
+}
+
+/// What a tagged answer's response says of its body.
+pub struct Head {
+    content_type: &'static str,
+    etag: String,
+    /// The body depends on `Accept` (JSON, or GeoJSON when asked), which caches must know.
+    vary_accept: bool,
+}
+
+impl Head {
+    /// The head of the answer of `release` known by `key` (the question in its canonical
+    /// form), tagged.
+    pub fn of(
+        release: &Release,
+        key: &str,
+        encoding: Encoding,
+        content_type: &'static str,
+        vary_accept: bool,
+    ) -> Head {
+        Head {
+            content_type,
+            etag: etag(release, key, encoding),
+            vary_accept,
+        }
+    }
+
+    /// The `304` or `412` to send instead of the answer, when the request's preconditions
+    /// say so.
+    pub fn held(&self, req: &HttpRequest) -> Option<HttpResponse> {
+        let validators = Validators {
+            etag: &self.etag,
+            modified: None,
+        };
+        validators.instead(req, self.vary_accept)
+    }
+
+    pub fn builder(self) -> HttpResponseBuilder {
+        let mut head = HttpResponse::Ok();
+        head.insert_header((header::CONTENT_TYPE, self.content_type))
+            .insert_header((header::ETAG, self.etag));
+        if self.vary_accept {
+            head.insert_header((header::VARY, "Accept"));
+        }
+        head
+    }
+}
+
+/// A whole body, in its encoding: an encoded one says so (and compression leaves it alone).
+pub fn whole(body: Bytes, encoding: Encoding, head: Head) -> HttpResponse {
+    let mut head = head.builder();
+    if let Some(encoding) = encoding.content_encoding() {
+        head.insert_header((header::CONTENT_ENCODING, encoding));
+    }
+    head.body(body)
+}
+
+/// The ETag of a response: the loaded file and the request, in its canonical form (weak for
+/// an encoded body: `Encoding::etag`).
+fn etag(release: &Release, canonical: &str, encoding: Encoding) -> String {
+    let request = roadtraffic_catalog::stable_hash(canonical);
+    encoding.etag(format!("\"{}-{request:x}\"", release.tag))
+}
