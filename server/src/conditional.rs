@@ -73,9 +73,9 @@ impl Validators<'_> {
 
     /// The answer to give instead of the representation when the request's preconditions say
     /// so (a `304` or a `412`, see [`unmet`]); `None` to answer it.
-    pub fn instead(&self, req: &HttpRequest, vary_accept: bool) -> Option<HttpResponse> {
+    pub fn instead(&self, req: &HttpRequest) -> Option<HttpResponse> {
         let status = self.precondition(req)?;
-        Some(unmet(status, self.etag, vary_accept))
+        Some(unmet(status, self.etag))
     }
 
     /// Whether the request's `Range` is to be honoured: always without `If-Range`, and with it
@@ -96,16 +96,14 @@ impl Validators<'_> {
     }
 }
 
-/// An answer whose precondition was not met (`status`, from [`Validators::precondition`]): the
-/// representation's tag, and `Vary: Accept` when the representation it stands for would say
-/// it (a `304` repeats what a cache keys on, RFC 9110 §15.4.5).
-fn unmet(status: StatusCode, etag: &str, vary_accept: bool) -> HttpResponse {
-    let mut head = HttpResponse::build(status);
-    head.insert_header((header::ETAG, etag));
-    if vary_accept {
-        head.insert_header((header::VARY, "Accept"));
-    }
-    head.finish()
+/// An answer whose precondition was not met (`status`, from [`Validators::precondition`]), with
+/// the representation's tag. (What else it repeats of the representation's head, RFC 9110
+/// §15.4.5, is added where it is decided: `Vary` by the negotiation, the caching of a named
+/// release by the routes.)
+fn unmet(status: StatusCode, etag: &str) -> HttpResponse {
+    HttpResponse::build(status)
+        .insert_header((header::ETAG, etag))
+        .finish()
 }
 
 /// Whether an answer stands for the representation, so that what describes it (its caching)

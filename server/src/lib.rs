@@ -36,6 +36,7 @@ mod configuration;
 mod description;
 mod downloads;
 pub mod error;
+mod forms;
 pub mod html;
 mod ogc;
 pub mod ops;

@@ -19,8 +19,6 @@ use crate::release::Release;
 use crate::spatial::Crs;
 use crate::stream::Body;
 
-pub const CONTENT_TYPE: &str = "application/geo+json";
-
 /// How many columns the geometry adds to a row: the id, x and y.
 const GEOMETRY_COLUMNS: usize = 3;
 

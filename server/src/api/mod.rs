@@ -7,14 +7,15 @@
 //!   the release (`filter_sets`);
 //! - `records`: the rows as JSON records;
 //! - `envelope`: the Laravel envelope around them, or the 2019-2020 one (`legacy`);
-//! - `format`: the formats a listing is served in (JSON, CSV, NDJSON).
+//! - `endpoint`: the paths a listing is served at, in each of its forms (JSON, CSV, NDJSON,
+//!   GeoJSON, Parquet).
 //!
 //! Beside them, `revisions`: a listing's records by natural key in every kept release.
 
+mod endpoint;
 pub mod envelope;
 pub mod features;
 mod filter_sets;
-mod format;
 mod legacy;
 mod listing;
 mod paging;
@@ -23,9 +24,9 @@ mod plan;
 mod records;
 mod revisions;
 
+pub use endpoint::{Endpoint, FACETS, SUMMARY, SUMMARY_FORMS};
 pub use envelope::Envelope;
 pub use filter_sets::FilterSets;
-pub use format::{Endpoint, Format, FACETS, SUMMARY};
 
 pub use paging::{Pager, RowQuery, Window};
 pub use params::{

@@ -10,9 +10,10 @@ use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Column, Dataset, Domain, ValueType, COUNT_METHOD, DATASETS};
 
 use super::deviations::DEVIATIONS;
-use crate::api::{Endpoint, Format};
+use crate::api::Endpoint;
 use crate::configuration::Config;
 use crate::error::ApiError;
+use crate::forms::Form;
 use crate::query;
 use crate::release::Release;
 
@@ -192,10 +193,10 @@ fn endpoint(d: &Dataset, endpoints: &[Endpoint], config: &Config, examples: Exam
     let (example, near) = (examples.rows, examples.near);
     let aliases = endpoints
         .iter()
-        .filter(|e| e.alias > 0 && e.format == Format::Json);
+        .filter(|e| e.alias > 0 && e.format == Form::Json);
     let whole = endpoints
         .iter()
-        .filter(|e| e.alias == 0 && e.format != Format::Json);
+        .filter(|e| e.alias == 0 && e.format != Form::Json);
     let base = config.base_path();
     let path = format!("{base}{}", d.paths[0]);
     let example_url = if example.is_empty() {

@@ -9,8 +9,9 @@ use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD, DATASETS};
 
 use super::{releases, schemas};
-use crate::api::{Endpoint, Format, DEFAULT_PAGE_SIZE, REVISIONS};
+use crate::api::{Endpoint, DEFAULT_PAGE_SIZE, REVISIONS};
 use crate::configuration::Config;
+use crate::forms::Form;
 use crate::spatial::area::MAX_RADIUS_M;
 use crate::spatial::grid::AREA_OF_USE;
 
@@ -66,12 +67,12 @@ fn info() -> Value {
     })
 }
 
-fn operation(d: &'static Dataset, alias: usize, format: Format, config: &Config) -> Value {
+fn operation(d: &'static Dataset, alias: usize, format: Form, config: &Config) -> Value {
     let table = d.table;
     let id = match (alias, format) {
-        (0, Format::Json) => format!("list_{table}"),
+        (0, Form::Json) => format!("list_{table}"),
         (0, _) => format!("export_{table}_{}", format.suffix().trim_start_matches('.')),
-        (n, Format::Json) => format!("list_{table}_alias_{n}"),
+        (n, Form::Json) => format!("list_{table}_alias_{n}"),
         (n, _) => format!(
             "export_{table}_alias_{n}_{}",
             format.suffix().trim_start_matches('.')
@@ -83,7 +84,7 @@ fn operation(d: &'static Dataset, alias: usize, format: Format, config: &Config)
     }
     parameters.push(sort(d));
     parameters.push(fields(d));
-    if d.paginated && format == Format::Json {
+    if d.paginated && format == Form::Json {
         parameters.extend(page(config, DEFAULT_PAGE_SIZE, "Records per page"));
     }
     json!({
@@ -95,15 +96,16 @@ fn operation(d: &'static Dataset, alias: usize, format: Format, config: &Config)
     })
 }
 
-fn summary(d: &Dataset, format: Format) -> String {
+fn summary(d: &Dataset, format: Form) -> String {
     let what = capitalised(d.title);
     match format {
-        Format::Json if d.paginated => format!("{what}, a page at a time"),
-        Format::Json => format!("{what}, every record"),
-        Format::Csv => format!("{what} as CSV: every matching record"),
-        Format::Ndjson => format!("{what} as NDJSON: every matching record"),
-        Format::GeoJson => format!("{what} as GeoJSON: every matching record, a feature each"),
-        Format::Parquet => format!("{what} as Parquet: every matching record"),
+        Form::Json if d.paginated => format!("{what}, a page at a time"),
+        Form::Json => format!("{what}, every record"),
+        Form::Csv => format!("{what} as CSV: every matching record"),
+        Form::Ndjson => format!("{what} as NDJSON: every matching record"),
+        Form::GeoJson => format!("{what} as GeoJSON: every matching record, a feature each"),
+        Form::Parquet => format!("{what} as Parquet: every matching record"),
+        Form::Zip | Form::Html => what,
     }
 }
 
@@ -114,21 +116,22 @@ fn capitalised(s: &str) -> String {
         .unwrap_or_default()
 }
 
-fn description(d: &'static Dataset, form: Format) -> String {
+fn description(d: &'static Dataset, form: Form) -> String {
     let order = if d.paginated {
         "Ordered by id unless `sort` says otherwise."
     } else {
         "A bare JSON array (no envelope), ordered by id unless `sort` says otherwise."
     };
     let format = match form {
-        Format::Json => String::new(),
-        Format::Csv => " Every matching record, no pagination, as CSV with a header of the fields; text holding a comma, quote or line end is quoted.".into(),
-        Format::Ndjson => " Every matching record, no pagination, one JSON record a line.".into(),
-        Format::GeoJson => " Every matching record, no pagination, as an RFC 7946 GeoJSON FeatureCollection, streamed: each feature a Point at the record's longitude and latitude (at most 7 decimals; `\"geometry\": null` for a record without them), its `id` the record's id, its `properties` the record.".into(),
-        Format::Parquet => " Every matching record, no pagination, as an Apache Parquet file (zstd) of the fields, in the CSV form's order and under its names: integers as INT32 or INT64, decimals as DOUBLE, `count_date` as DATE, text as dictionary-encoded UTF-8, empty values as nulls. Streamed, so its length is not known beforehand (`Accept-Ranges: none`): a query engine that reads byte ranges wants the whole-table files of `/downloads` instead.".into(),
+        Form::Json => String::new(),
+        Form::Csv => " Every matching record, no pagination, as CSV with a header of the fields; text holding a comma, quote or line end is quoted.".into(),
+        Form::Ndjson => " Every matching record, no pagination, one JSON record a line.".into(),
+        Form::GeoJson => " Every matching record, no pagination, as an RFC 7946 GeoJSON FeatureCollection, streamed: each feature a Point at the record's longitude and latitude (at most 7 decimals; `\"geometry\": null` for a record without them), its `id` the record's id, its `properties` the record.".into(),
+        Form::Zip | Form::Html => String::new(),
+        Form::Parquet => " Every matching record, no pagination, as an Apache Parquet file (zstd) of the fields, in the CSV form's order and under its names: integers as INT32 or INT64, decimals as DOUBLE, `count_date` as DATE, text as dictionary-encoded UTF-8, empty values as nulls. Streamed, so its length is not known beforehand (`Accept-Ranges: none`): a query engine that reads byte ranges wants the whole-table files of `/downloads` instead.".into(),
     };
     let format = match (form, Places::of(d)) {
-        (Format::Json, Some(_)) if d.paginated => format!("{format} Asked with `Accept: application/geo+json`, the page is a GeoJSON FeatureCollection instead of the envelope, with `numberMatched`, `numberReturned` and `links` (`self`, `first`, `prev`, `next`, `last`)."),
+        (Form::Json, Some(_)) if d.paginated => format!("{format} Asked with `Accept: application/geo+json`, the page is a GeoJSON FeatureCollection instead of the envelope, with `numberMatched`, `numberReturned` and `links` (`self`, `first`, `prev`, `next`, `last`)."),
         _ => format,
     };
     format!("{} {order}{format} Unknown parameters (`page`, `limit`, ...) are ignored, as the public service ignores them.", d.about)
@@ -269,27 +272,25 @@ pub(super) fn message(description: &str) -> Value {
     })
 }
 
-fn responses(d: &'static Dataset, format: Format, config: &Config) -> Value {
+fn responses(d: &'static Dataset, format: Form, config: &Config) -> Value {
     let record = schemas::record_name(d);
     let body = match format {
-        Format::Json if d.paginated => {
+        Form::Json if d.paginated => {
             json!({"$ref": format!("#/components/schemas/{record}Page")})
         }
-        Format::Json => {
+        Form::Json => {
             json!({"type": "array", "items": {"$ref": format!("#/components/schemas/{record}")}})
         }
-        Format::Csv | Format::Ndjson => json!({"type": "string"}),
-        Format::Parquet => json!({"type": "string", "format": "binary"}),
-        Format::GeoJson => json!({"$ref": "#/components/schemas/FeatureCollection"}),
+        Form::Csv | Form::Ndjson => json!({"type": "string"}),
+        Form::Parquet | Form::Zip => json!({"type": "string", "format": "binary"}),
+        Form::Html => json!({"type": "string"}),
+        Form::GeoJson => json!({"$ref": "#/components/schemas/FeatureCollection"}),
     };
     let mut content = Map::new();
     content.insert(format.content_type().into(), json!({"schema": body}));
-    if format == Format::Json && d.paginated && Places::of(d).is_some() {
+    if format == Form::Json && d.paginated && Places::of(d).is_some() {
         let page = json!({"$ref": "#/components/schemas/FeatureCollection"});
-        content.insert(
-            Format::GeoJson.content_type().into(),
-            json!({"schema": page}),
-        );
+        content.insert(Form::GeoJson.content_type().into(), json!({"schema": page}));
     }
     let what = "A parameter is wrong; the message says which and how.";
     answered("The records.", content, what, config)

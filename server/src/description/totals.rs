@@ -12,11 +12,11 @@ use roadtraffic_catalog::{Column, Dataset, Domain, ValueType, DATASETS};
 
 use super::openapi::{self, list_parameter, names};
 use super::schemas;
-use crate::api::{Endpoint, FACETS, SUMMARY};
+use crate::api::{Endpoint, FACETS, SUMMARY, SUMMARY_FORMS};
 use crate::configuration::Config;
+use crate::forms::Form;
 use crate::totals::{
-    Measure, Stat, SummaryFormat, AVG_DECIMALS, DEFAULT_FACET_SIZE, MAX_FACET_SIZE, MAX_GROUP_BY,
-    MAX_SUMMARY_ROWS,
+    Measure, Stat, AVG_DECIMALS, DEFAULT_FACET_SIZE, MAX_FACET_SIZE, MAX_GROUP_BY, MAX_SUMMARY_ROWS,
 };
 
 /// The path items of every listing's totals, under the base path.
@@ -26,7 +26,7 @@ pub fn paths(config: &Config, endpoints: &[Endpoint], paths: &mut Map<String, Va
         let path = format!("{base}{}", e.path());
         let get = facets_operation(e, config);
         paths.insert(format!("{path}/{FACETS}"), json!({ "get": get }));
-        for format in SummaryFormat::ALL {
+        for format in SUMMARY_FORMS {
             let get = summary_operation(e, format, config);
             let key = format!("{path}/{SUMMARY}{}", format.suffix());
             paths.insert(key, json!({ "get": get }));
@@ -147,21 +147,21 @@ fn facets_operation(e: &Endpoint, config: &Config) -> Value {
 /// Where an answer comes from, in the operations' descriptions.
 const SOURCES: &str = "Answered from the tables of totals kept at load time (`<table>_totals_<name>`) when the filters and columns are all among one's columns, else from the table's runs or through the listing's own indexes; the answer is the same whichever. Under `/releases/{release}` the same for a kept release, cached as immutable.";
 
-fn summary_operation(e: &Endpoint, format: SummaryFormat, config: &Config) -> Value {
+fn summary_operation(e: &Endpoint, format: Form, config: &Config) -> Value {
     let d = e.dataset;
     let mut parameters = listing_filters(d);
     parameters.extend(summary_parameters(d));
     let rows = match format {
-        SummaryFormat::Json => "a JSON array of objects",
-        SummaryFormat::Csv => "CSV with a header of the output columns (empty for null; text holding a comma, quote or line end is quoted)",
-        SummaryFormat::Ndjson => "NDJSON: one JSON object a line",
+        Form::Csv => "CSV with a header of the output columns (empty for null; text holding a comma, quote or line end is quoted)",
+        Form::Ndjson => "NDJSON: one JSON object a line",
+        _ => "a JSON array of objects",
     };
     let body = match format {
-        SummaryFormat::Json => {
+        Form::Json => {
             let row = format!("#/components/schemas/{}SummaryRow", schemas::record_name(d));
             json!({"type": "array", "maxItems": MAX_SUMMARY_ROWS, "items": {"$ref": row}})
         }
-        SummaryFormat::Csv | SummaryFormat::Ndjson => json!({"type": "string"}),
+        _ => json!({"type": "string"}),
     };
     let mut content = Map::new();
     content.insert(format.content_type().into(), json!({"schema": body}));

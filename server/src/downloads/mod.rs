@@ -18,9 +18,10 @@ use roadtraffic_catalog::{Dataset, NationalFile, Splits, DATASETS};
 use std::io::Write;
 use std::sync::Arc;
 
-use crate::api::{Format, ListRequest};
+use crate::api::ListRequest;
 use crate::configuration::Config;
 use crate::error::ApiError;
+use crate::forms::Form;
 use crate::release::Release;
 use layout::Layout;
 use store::{Store, Stored};
@@ -152,12 +153,13 @@ fn split(folder: &str, by: &str, file: &str) -> Option<Download> {
     })
 }
 
-/// The media type of the file at `key` (a path under `/downloads/`), by its ending.
-pub fn content_type_of(key: &str) -> &'static str {
-    match key.rsplit('.').next() {
-        Some("parquet") => Format::Parquet.content_type(),
-        Some("zip") => "application/zip",
-        _ => Format::Csv.content_type(),
+/// The form of the file at `key` (a path under `/downloads/`), by its ending: CSV, zip or
+/// Parquet.
+pub fn form_of(key: &str) -> Form {
+    let suffix = key.rfind('.').map_or("", |at| &key[at..]);
+    match Form::of_suffix(suffix) {
+        Some(form @ (Form::Parquet | Form::Zip)) => form,
+        _ => Form::Csv,
     }
 }
 

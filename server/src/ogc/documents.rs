@@ -6,7 +6,8 @@ use serde_json::{json, Value};
 
 use super::collection::Collection;
 use super::extent::Extent;
-use super::links::{link, this, to, Format, Urls, HTML, OPENAPI};
+use super::links::{link, this, to, Urls, HTML, OPENAPI};
+use crate::forms::Form;
 use crate::spatial::Crs;
 
 /// The conformance classes this server meets, and only those: Part 1's core, its GeoJSON and
@@ -29,7 +30,7 @@ const CRSS: [Crs; 2] = [Crs::Crs84, Crs::BritishNationalGrid];
 const GREGORIAN: &str = "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian";
 
 /// The landing page, its links in `format` (but the definition's).
-pub fn landing(urls: &Urls, format: Format) -> Value {
+pub fn landing(urls: &Urls, format: Form) -> Value {
     let [here, alternate] = this(&urls.ogc(""), format, false);
     json!({
         "title": TITLE,
@@ -45,7 +46,7 @@ pub fn landing(urls: &Urls, format: Format) -> Value {
     })
 }
 
-pub fn conformance(urls: &Urls, format: Format) -> Value {
+pub fn conformance(urls: &Urls, format: Form) -> Value {
     json!({
         "conformsTo": CONFORMANCE,
         "links": this(&urls.ogc("/conformance"), format, false),
@@ -54,7 +55,7 @@ pub fn conformance(urls: &Urls, format: Format) -> Value {
 
 pub fn collections(
     urls: &Urls,
-    format: Format,
+    format: Form,
     extent_of: &dyn Fn(&Collection) -> Option<Extent>,
 ) -> Value {
     let collections: Vec<Value> = Collection::all()
@@ -67,7 +68,7 @@ pub fn collections(
 }
 
 /// A collection: what it is, where its items are (in each format), its extent, its CRSs.
-pub fn collection(urls: &Urls, format: Format, c: &Collection, extent: Option<&Extent>) -> Value {
+pub fn collection(urls: &Urls, format: Form, c: &Collection, extent: Option<&Extent>) -> Value {
     let here = urls.ogc(&format!("/collections/{}", c.id()));
     let [this_one, alternate] = this(&here, format, false);
     let items = format!("{here}/items");
@@ -78,8 +79,8 @@ pub fn collection(urls: &Urls, format: Format, c: &Collection, extent: Option<&E
         "links": [
             this_one,
             alternate,
-            to(items.clone(), "items", Format::Json, true, "Its features"),
-            to(items, "items", Format::Html, true, "Its features, as a page"),
+            to(items.clone(), "items", Form::Json, true, "Its features"),
+            to(items, "items", Form::Html, true, "Its features, as a page"),
             link(urls.site("/about#licence"), "license", HTML, "Open Government Licence v3.0"),
         ],
         "itemType": "feature",

@@ -10,11 +10,12 @@ use rusqlite::types::Value as SqlValue;
 use roadtraffic_catalog::json;
 
 use super::collection::Collection;
-use super::links::{link, to, with_query, Format, Urls};
+use super::links::{self, link, to, with_query, Urls};
 use super::query::Items;
 use crate::api::features::{write_features, FeatureWriter};
 use crate::api::{Condition, FilterSets, ListRequest, Pager, RowQuery};
 use crate::error::ApiError;
+use crate::forms::Form;
 use crate::query::Params;
 use crate::release::Release;
 use crate::spatial::Crs;
@@ -79,11 +80,11 @@ pub struct ItemLinks {
     /// The collection's URL.
     pub collection: String,
     pub params: Params,
-    pub format: Format,
+    pub format: Form,
 }
 
 impl ItemLinks {
-    pub fn new(urls: &Urls, c: &Collection, params: Params, format: Format) -> ItemLinks {
+    pub fn new(urls: &Urls, c: &Collection, params: Params, format: Form) -> ItemLinks {
         let collection = urls.ogc(&format!("/collections/{}", c.id()));
         ItemLinks {
             url: format!("{collection}/items"),
@@ -95,19 +96,24 @@ impl ItemLinks {
 
     /// A resource's links to itself, as asked (`self`) and in the other format (`alternate`).
     fn this(&self, url: &str) -> [serde_json::Value; 2] {
-        let other = self.format.other();
-        let alternate = with_query(url, &self.params, &["f"], &[("f", other.name().into())]);
+        let other = links::other(self.format);
+        let alternate = with_query(
+            url,
+            &self.params,
+            &["f"],
+            &[("f", links::name(other).into())],
+        );
         [
             link(
                 with_query(url, &self.params, &[], &[]),
                 "self",
-                self.format.media(true),
+                links::media(self.format, true),
                 "This document",
             ),
             link(
                 alternate,
                 "alternate",
-                other.media(true),
+                links::media(other, true),
                 "This document in another format",
             ),
         ]
@@ -117,7 +123,7 @@ impl ItemLinks {
     /// and the collection.
     fn of_window(&self, items: &Items, matched: i64) -> Vec<serde_json::Value> {
         let (offset, limit) = (items.window.offset, items.window.size);
-        let media = self.format.media(true);
+        let media = links::media(self.format, true);
         let window = |offset: i64| {
             let extra = [("limit", limit.to_string()), ("offset", offset.to_string())];
             with_query(&self.url, &self.params, &["limit", "offset"], &extra)

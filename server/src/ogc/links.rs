@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use super::resource::PREFIX;
+use crate::forms::Form;
 use crate::query::{self, Param, Params};
 
 pub const JSON: &str = "application/json";
@@ -11,44 +12,37 @@ pub const GEOJSON: &str = "application/geo+json";
 pub const OPENAPI: &str = "application/vnd.oai.openapi+json;version=3.0";
 pub const HTML: &str = "text/html";
 
-/// The formats of every resource: JSON (GeoJSON for features), or HTML for a person.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Json,
-    Html,
+/// A resource's form (`forms::Form::Json`, GeoJSON for features, or `Form::Html` for a
+/// person) as its links name it: `f`'s value.
+pub fn name(form: Form) -> &'static str {
+    match form {
+        Form::Html => "html",
+        _ => "json",
+    }
 }
 
-impl Format {
-    /// Its name as `f` takes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Json => "json",
-            Format::Html => "html",
-        }
+/// The media type of a resource in this form: GeoJSON for `features`.
+pub fn media(form: Form, features: bool) -> &'static str {
+    match (form, features) {
+        (Form::Html, _) => HTML,
+        (_, true) => GEOJSON,
+        (_, false) => JSON,
     }
+}
 
-    /// The media type of a resource in this format: GeoJSON for `features`.
-    pub fn media(self, features: bool) -> &'static str {
-        match (self, features) {
-            (Format::Html, _) => HTML,
-            (Format::Json, true) => GEOJSON,
-            (Format::Json, false) => JSON,
-        }
+/// The other form of a resource: the page of a JSON one, the JSON of a page.
+pub fn other(form: Form) -> Form {
+    match form {
+        Form::Html => Form::Json,
+        _ => Form::Html,
     }
+}
 
-    pub fn other(self) -> Format {
-        match self {
-            Format::Json => Format::Html,
-            Format::Html => Format::Json,
-        }
-    }
-
-    /// What a URL adds to ask for this format: nothing for JSON, the default.
-    fn query(self) -> &'static str {
-        match self {
-            Format::Json => "",
-            Format::Html => "?f=html",
-        }
+/// What a URL adds to ask for this form: nothing for JSON, the default.
+fn query_of(form: Form) -> &'static str {
+    match form {
+        Form::Html => "?f=html",
+        _ => "",
     }
 }
 
@@ -77,22 +71,22 @@ pub fn link(href: String, rel: &str, media: &str, title: &str) -> Value {
 
 /// A link to another resource (`url`, without a query) in `format`: a page of the HTML links
 /// to the other pages, JSON to JSON.
-pub fn to(url: String, rel: &str, format: Format, features: bool, title: &str) -> Value {
-    let href = format!("{url}{}", format.query());
-    link(href, rel, format.media(features), title)
+pub fn to(url: String, rel: &str, format: Form, features: bool, title: &str) -> Value {
+    let href = format!("{url}{}", query_of(format));
+    link(href, rel, media(format, features), title)
 }
 
 /// A document's links to itself (`url`, without a query): `self` in its `format` and
 /// `alternate` in the other.
-pub fn this(url: &str, format: Format, features: bool) -> [Value; 2] {
-    let other = format.other();
-    let alternate = format!("{url}?f={}", other.name());
+pub fn this(url: &str, format: Form, features: bool) -> [Value; 2] {
+    let other = other(format);
+    let alternate = format!("{url}?f={}", name(other));
     [
         to(url.to_string(), "self", format, features, "This document"),
         link(
             alternate,
             "alternate",
-            other.media(features),
+            media(other, features),
             "This document in another format",
         ),
     ]

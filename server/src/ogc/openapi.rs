@@ -148,7 +148,7 @@ impl Errors {
     }
 }
 
-/// Every resource's HTML form (with `f=html`, or an `Accept` that puts `text/html` first).
+/// Every resource's HTML form (with `f=html`, or an `Accept` that prefers `text/html`).
 fn page() -> Value {
     json!({"schema": {"type": "string"}})
 }
@@ -231,7 +231,7 @@ fn parameters() -> Value {
     json!({
         "f": {
             "name": "f", "in": "query", "required": false, "style": "form", "explode": false,
-            "description": "The format: JSON (GeoJSON for features), or HTML. Without it (or empty), HTML when `Accept` puts `text/html` before JSON (a browser), else JSON.",
+            "description": "The format: JSON (GeoJSON for features), or HTML. Without it (or empty), the one `Accept` prefers by its q-values (a browser gets HTML; a form at `q=0` is never sent), JSON when it names neither.",
             "schema": {"type": "string", "enum": ["", "json", "geojson", "html"]},
         },
         "bbox": {

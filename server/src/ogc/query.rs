@@ -9,7 +9,6 @@ use roadtraffic_catalog::Dataset;
 
 use super::collection::Collection;
 use super::datetime::Span;
-use super::links::Format;
 use crate::api::{filter_condition, Condition, ListRequest, Window};
 use crate::error::ApiError;
 use crate::query::{self, Param, Params};
@@ -68,24 +67,10 @@ fn given<'p>(params: &'p Params, name: &str) -> Result<Option<&'p str>, ApiError
     }
 }
 
-/// `f`: the format asked for, if any (`json`, `geojson` or `html`; else a 400 naming them).
-pub fn format(params: &Params) -> Result<Option<Format>, ApiError> {
-    let Some(f) = given(params, "f")? else {
-        return Ok(None);
-    };
-    match f.to_ascii_lowercase().as_str() {
-        "json" | "geojson" => Ok(Some(Format::Json)),
-        "html" => Ok(Some(Format::Html)),
-        _ => Err(bad(format!(
-            "Unknown format f=`{f}`: this API answers f=json (GeoJSON for features) or f=html."
-        ))),
-    }
-}
-
-/// The parameters of a resource that is not features: `f` alone.
-pub fn document(params: &Params) -> Result<Option<Format>, ApiError> {
-    refuse_unknown(params, &["f"], None)?;
-    format(params)
+/// The parameters of a resource that is not features: `f` alone (read by the negotiation,
+/// `forms::negotiate`).
+pub fn document(params: &Params) -> Result<(), ApiError> {
+    refuse_unknown(params, &["f"], None)
 }
 
 /// A `crs` or `bbox-crs`: CRS84 when absent, else one of the collections' CRSs by URI.
@@ -102,20 +87,19 @@ fn crs(params: &Params, name: &str) -> Result<Crs, ApiError> {
     })
 }
 
-/// A feature's parameters: `crs` and `f`.
-pub fn feature(params: &Params) -> Result<(Crs, Option<Format>), ApiError> {
+/// A feature's parameters: `crs` and `f` (read by the negotiation).
+pub fn feature(params: &Params) -> Result<Crs, ApiError> {
     refuse_unknown(params, &["crs", "f"], None)?;
-    Ok((crs(params, "crs")?, format(params)?))
+    crs(params, "crs")
 }
 
 /// What the items are asked for: which rows (the request), which of them (the window), in
-/// which CRS and format.
+/// which CRS (their form is the negotiation's).
 #[derive(Debug)]
 pub struct Items {
     pub request: ListRequest,
     pub window: Window,
     pub crs: Crs,
-    pub format: Option<Format>,
 }
 
 impl Items {
@@ -145,7 +129,6 @@ impl Items {
                 size: limit(given(params, "limit")?)?,
             },
             crs,
-            format: format(params)?,
         })
     }
 }
@@ -237,13 +220,8 @@ mod tests {
             .unwrap_err()
             .contains("brackets"));
         assert!(items("page[size]=3").is_err());
-        assert!(document(&query::Query::read("limit=3").php().clone()).is_err());
-        assert!(document(&query::Query::read("f=json").php().clone()).is_ok());
-        assert!(document(&query::Query::read("f=xml").php().clone()).is_err());
-        assert_eq!(
-            document(&query::Query::read("f=HTML").php().clone()).unwrap(),
-            Some(Format::Html)
-        );
+        assert!(document(query::Query::read("limit=3").php()).is_err());
+        assert!(document(query::Query::read("f=json").php()).is_ok());
     }
 
     #[test]

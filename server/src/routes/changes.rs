@@ -73,7 +73,7 @@ async fn between(
         etag: &etag,
         modified: None,
     };
-    if let Some(instead) = validators.instead(req, false) {
+    if let Some(instead) = validators.instead(req) {
         return Ok(instead);
     }
     // Kept with the newer release as named: `/api/releases/latest/changes` and
@@ -113,7 +113,7 @@ async fn kept_report(
         etag: &etag,
         modified: None,
     };
-    if let Some(instead) = validators.instead(req, false) {
+    if let Some(instead) = validators.instead(req) {
         return Ok(instead);
     }
     let mut head = HttpResponse::Ok();

@@ -9,11 +9,12 @@ use actix_web::{HttpRequest, HttpResponse};
 use roadtraffic_catalog::Dataset;
 
 use super::answers::{not_found, public_base};
-use crate::api::{Format, ListRequest, Plan};
+use crate::api::{ListRequest, Plan};
 use crate::cache::Encoding;
 use crate::downloads::store::{Store, Stored};
 use crate::downloads::{self, Download, Export};
 use crate::error::ApiError;
+use crate::forms::Form;
 use crate::html;
 use crate::query::Query;
 use crate::ranged::{self, Representation};
@@ -61,7 +62,7 @@ pub async fn file(
             len: stored.len,
             etag: &stored.etag,
             modified: stored.modified,
-            content_type: downloads::content_type_of(path),
+            content_type: downloads::form_of(path).content_type(),
             filename: path.rsplit('/').next().unwrap_or(path),
             would_be_encoded: Encoding::negotiate(req, state.config.compress) != Encoding::Identity,
         };
@@ -104,7 +105,7 @@ pub async fn listing(
     state: &AppState,
     release: Arc<Release>,
     dataset: &'static Dataset,
-    format: Format,
+    format: Form,
 ) -> Result<HttpResponse, ApiError> {
     let request = ListRequest::whole(dataset, query.php())?;
     let layout = || {
@@ -115,10 +116,10 @@ pub async fn listing(
         }
     };
     let export = match format {
-        Format::Ndjson => Export::Ndjson,
-        Format::GeoJson => Export::GeoJson,
-        Format::Parquet => Export::Parquet(layout(), Vec::new()),
-        Format::Csv | Format::Json => Export::Csv(layout()),
+        Form::Ndjson => Export::Ndjson,
+        Form::GeoJson => Export::GeoJson,
+        Form::Parquet => Export::Parquet(layout(), Vec::new()),
+        _ => Export::Csv(layout()),
     };
     let name = format!(
         "{}{}",

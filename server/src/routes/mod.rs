@@ -27,9 +27,9 @@ use std::sync::Arc;
 use actix_web::http::{header, Method};
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 
-use crate::api::Format;
 use crate::description::Description;
 use crate::error::ApiError;
+use crate::forms::{self, Chosen, Form};
 use crate::html;
 use crate::ops::metrics::{Label, Metrics};
 use crate::query::Query;
@@ -142,13 +142,36 @@ async fn handle(
     router: &Router,
     route: Route,
 ) -> Result<HttpResponse, ApiError> {
-    let Asked { req, query, pin } = asked;
+    let req = asked.req;
     if is_preflight(req, &route) {
         return Ok(preflight());
     }
     if route.get_only() && !matches!(*req.method(), Method::GET | Method::HEAD) {
         return Err(ApiError::MethodNotAllowed(req.method().to_string()));
     }
+    let chosen = forms::negotiate(route.offer(), req, asked.query)?;
+    let response = respond(asked, router, route, chosen).await?;
+    Ok(varying(response, chosen))
+}
+
+/// An answer whose form `Accept` chose says so, for caches (its errors are JSON whatever was
+/// asked: only answers are marked).
+fn varying(mut response: HttpResponse, chosen: Chosen) -> HttpResponse {
+    if chosen.by_accept {
+        let vary = header::HeaderValue::from_static("Accept");
+        response.headers_mut().insert(header::VARY, vary);
+    }
+    response
+}
+
+/// The handler's answer to `route`, in the form chosen.
+async fn respond(
+    asked: &Asked<'_>,
+    router: &Router,
+    route: Route,
+    chosen: Chosen,
+) -> Result<HttpResponse, ApiError> {
+    let Asked { req, query, pin } = asked;
     let state = &router.state;
     let served = served(state, pin)?;
     let release = served.release.clone();
@@ -156,8 +179,9 @@ async fn handle(
         Route::Health => Ok(crate::ops::probes::alive()),
         Route::Ready => crate::ops::probes::readiness(state).await,
         Route::Metrics => ops::metrics(state, &router.metrics),
-        Route::Listing(e, envelope) if e.format == Format::Json => {
-            api::list(req, query, state, release, e.dataset, envelope).await
+        Route::Listing(e, envelope) if e.format == Form::Json => {
+            let form = chosen.form_or(Form::Json);
+            api::list(req, query, state, release, (e.dataset, envelope, form)).await
         }
         Route::Listing(e, _) => {
             downloads::listing(req, query, state, release, e.dataset, e.format).await
@@ -177,10 +201,14 @@ async fn handle(
         Route::Page(page) => Ok(crate::site::respond(req, state, &served, page, query).await),
         Route::Asset(name) => Ok(crate::site::assets::serve(req, state, &name).await),
         Route::ApiUnknown => Err(not_found(req)),
-        Route::Ogc(resource) => ogc::answer(req, query, state, resource).await,
-        Route::Unknown => {
-            crate::site::not_found_for_browser(req, state, &served).ok_or_else(|| not_found(req))
+        Route::Ogc(resource) => {
+            let form = chosen.form_or(Form::Json);
+            ogc::answer(req, query, state, resource, form).await
         }
+        Route::Unknown => Ok(match chosen.form_or(Form::Json) {
+            Form::Html => crate::site::not_found_page(req, state, &served),
+            _ => not_found(req).error_response(),
+        }),
     }
 }
 

@@ -1,6 +1,6 @@
 //! OGC API - Features: each resource under `/ogcapi` (parsed by the route table) answered from
-//! the `ogc` room: JSON (GeoJSON with `Content-Crs` for features), or HTML for a browser,
-//! as `f` asks, else as `Accept` prefers.
+//! the `ogc` room in the form negotiated (`forms::negotiate`: as `f` asks, else as `Accept`
+//! prefers): JSON (GeoJSON with `Content-Crs` for features), or HTML for a browser.
 
 use std::time::Duration;
 
@@ -11,9 +11,10 @@ use serde_json::Value;
 use super::answers::public_base;
 use crate::api::FilterSets;
 use crate::error::ApiError;
+use crate::forms::Form;
 use crate::ogc::extent::Extents;
 use crate::ogc::items::{write_item, write_items, ItemLinks};
-use crate::ogc::links::{Format, Urls, JSON, OPENAPI};
+use crate::ogc::links::{Urls, JSON, OPENAPI};
 use crate::ogc::{documents, html, openapi, query as ogc_query, Collection, Resource};
 use crate::query::{self, Params, Query};
 use crate::spatial::Crs;
@@ -25,19 +26,20 @@ pub async fn answer(
     query: &Query,
     state: &AppState,
     resource: Resource,
+    format: Form,
 ) -> Result<HttpResponse, ApiError> {
     let params = query.php().clone();
     let urls = Urls {
         root: public_base(req, state.config.public_url.as_deref()),
     };
     match resource {
-        Resource::Items(c) => return items(req, state, &urls, c, params).await,
-        Resource::Item(c, id) => return item(req, state, &urls, c, id, params).await,
+        Resource::Items(c) => return items(state, &urls, (c, format), params).await,
+        Resource::Item(c, id) => return item(req, state, &urls, (c, format, id), params).await,
         Resource::NoCollection(id) => return Err(no_collection(&id)),
         Resource::Unknown => return Err(no_resource(req, &urls)),
         _ => {}
     }
-    let format = negotiate(req, ogc_query::document(&params)?);
+    ogc_query::document(&params)?;
     let (title, doc) = match resource {
         Resource::Landing => (documents::TITLE.into(), documents::landing(&urls, format)),
         Resource::Conformance => (
@@ -46,7 +48,7 @@ pub async fn answer(
         ),
         Resource::Api => {
             let doc = openapi::document(&urls.ogc(""), state.config.rate_limit > 0);
-            if format == Format::Json {
+            if format != Form::Html {
                 return Ok(send(OPENAPI, doc.to_string()));
             }
             ("The API definition (OpenAPI 3.0)".into(), doc)
@@ -66,21 +68,19 @@ pub async fn answer(
         _ => return Err(no_resource(req, &urls)),
     };
     Ok(match format {
-        Format::Json => send(JSON, doc.to_string()),
-        Format::Html => crate::html::response(html::document(&title, &doc)),
+        Form::Html => crate::html::response(html::document(&title, &doc)),
+        _ => send(JSON, doc.to_string()),
     })
 }
 
 /// A window of a collection's features: GeoJSON streamed from the blocking pool, or a page.
 async fn items(
-    req: &HttpRequest,
     state: &AppState,
     urls: &Urls,
-    c: Collection,
+    (c, format): (Collection, Form),
     params: Params,
 ) -> Result<HttpResponse, ApiError> {
     let items = ogc_query::Items::parse(&c, &params)?;
-    let format = negotiate(req, items.format);
     let release = state.current.get()?;
     let permit = state.heavy_permit(items.window.size).await?;
     let time_limit = Duration::from_millis(state.config.query_timeout);
@@ -92,7 +92,7 @@ async fn items(
         let _permit = permit;
         write_items(&items, &links, &release, &filter_sets, time_limit, flush)
     };
-    if format == Format::Json {
+    if format != Form::Html {
         return stream::respond(features_head(crs), write).await;
     }
     let page = web::block(move || {
@@ -109,12 +109,10 @@ async fn item(
     req: &HttpRequest,
     state: &AppState,
     urls: &Urls,
-    c: Collection,
-    id: Option<i64>,
+    (c, format, id): (Collection, Form, Option<i64>),
     params: Params,
 ) -> Result<HttpResponse, ApiError> {
-    let (crs, format) = ogc_query::feature(&params)?;
-    let format = negotiate(req, format);
+    let crs = ogc_query::feature(&params)?;
     let no_feature = || {
         ApiError::NotHeld(format!(
             "No feature `{}` in the collection `{}`.",
@@ -132,31 +130,12 @@ async fn item(
         .map_err(ApiError::internal)??;
     let body = written.ok_or_else(no_feature)?;
     Ok(match format {
-        Format::Json => features_head(crs).body(body),
-        Format::Html => {
+        Form::Html => {
             let doc: Value = serde_json::from_slice(&body).map_err(ApiError::internal)?;
             with_crs(crate::html::response(html::item(&c, &doc)), crs)
         }
+        _ => features_head(crs).body(body),
     })
-}
-
-/// The format to answer in: `f`'s, else HTML when `Accept` puts `text/html` before JSON (a
-/// browser), else JSON (clients that send none, or `*/*`).
-fn negotiate(req: &HttpRequest, asked: Option<Format>) -> Format {
-    if let Some(format) = asked {
-        return format;
-    }
-    let accept = req
-        .headers()
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let position = |media: &str| accept.find(media);
-    match (position("text/html"), position("json")) {
-        (Some(html), Some(json)) if html < json => Format::Html,
-        (Some(_), None) => Format::Html,
-        _ => Format::Json,
-    }
 }
 
 /// A body written in chunks, whole, as JSON (a page of features for its HTML form).

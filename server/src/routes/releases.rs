@@ -35,7 +35,7 @@ pub async fn list(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, A
         etag: &etag,
         modified: None,
     };
-    if let Some(instead) = validators.instead(req, false) {
+    if let Some(instead) = validators.instead(req) {
         return Ok(instead);
     }
     Ok(HttpResponse::Ok()

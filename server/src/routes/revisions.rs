@@ -44,7 +44,7 @@ pub async fn answer(
         etag: &etag,
         modified: None,
     };
-    if let Some(instead) = validators.instead(req, false) {
+    if let Some(instead) = validators.instead(req) {
         return Ok(instead);
     }
     let releases = listing.releases.len().max(1);

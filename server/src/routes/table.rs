@@ -13,12 +13,12 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use crate::api::{Endpoint, Envelope, Format, FACETS, REVISIONS, SUMMARY};
+use crate::api::{Endpoint, Envelope, FACETS, REVISIONS, SUMMARY, SUMMARY_FORMS};
 use crate::configuration::Config;
+use crate::forms::{Form, Offer};
 use crate::ogc::{self, Resource};
 use crate::ops::metrics::Label;
 use crate::site::Page;
-use crate::totals::SummaryFormat;
 
 /// What a request is for.
 #[derive(Debug, Clone)]
@@ -35,7 +35,7 @@ pub enum Route {
     /// `<endpoint>/facets`: value counts under the listing's filters (a paginated listing).
     Facets(Endpoint),
     /// `<endpoint>/summary`, `.csv`, `.ndjson`: rows per group under the listing's filters.
-    Summary(Endpoint, SummaryFormat),
+    Summary(Endpoint, Form),
     /// The API's base path itself: a person finds the docs.
     ApiHome,
     OpenApi,
@@ -188,7 +188,7 @@ impl RouteTable {
             .as_deref()
             .and_then(|b| path.strip_prefix(b));
         if let Some(e) = legacy.and_then(|rest| self.endpoint(rest)) {
-            if e.format == Format::Json {
+            if e.format == Form::Json {
                 return Route::Listing(e, Envelope::Legacy);
             }
         }
@@ -241,7 +241,7 @@ impl RouteTable {
         if last == FACETS {
             return Some(Route::Facets(*e));
         }
-        let format = SummaryFormat::ALL
+        let format = SUMMARY_FORMS
             .into_iter()
             .find(|f| last.strip_prefix(SUMMARY) == Some(f.suffix()))?;
         Some(Route::Summary(*e, format))
@@ -293,7 +293,42 @@ impl RouteTable {
     }
 }
 
+/// The forms of an OGC resource: JSON, or a page; of its features, GeoJSON or a page.
+const OGC_FORMS: [Form; 2] = [Form::Json, Form::Html];
+const OGC_FEATURE_FORMS: [Form; 2] = [Form::GeoJson, Form::Html];
+
+/// The form of a listing with places, as `Accept` asks: JSON in its envelope, or a page of
+/// GeoJSON features.
+const LISTING_PAGE_FORMS: [Form; 2] = [Form::Json, Form::GeoJson];
+
+/// The forms of a 404 of nobody's path: the public service's JSON, or a page for a browser.
+const NOT_FOUND_FORMS: [Form; 2] = [Form::Json, Form::Html];
+
 impl Route {
+    /// The forms its answer can take, and what chooses among them (`forms::negotiate`).
+    pub fn offer(&self) -> Offer {
+        match self {
+            Route::Listing(e, Envelope::Laravel) if e.pages_as_features() => {
+                Offer::Accept(&LISTING_PAGE_FORMS)
+            }
+            Route::Listing(e, _) => Offer::Fixed(e.format),
+            Route::Summary(_, form) => Offer::Fixed(*form),
+            Route::Ready | Route::Revisions(_) | Route::Facets(_) | Route::OpenApi => {
+                Offer::Fixed(Form::Json)
+            }
+            Route::Changes | Route::Releases | Route::ApiUnknown => Offer::Fixed(Form::Json),
+            Route::Ogc(Resource::Items(_) | Resource::Item(..)) => {
+                Offer::Format(&OGC_FEATURE_FORMS)
+            }
+            Route::Ogc(_) => Offer::Format(&OGC_FORMS),
+            Route::Docs | Route::DownloadsPage | Route::Page(_) => Offer::Fixed(Form::Html),
+            Route::Download(file) => Offer::Fixed(crate::downloads::form_of(file)),
+            Route::Unknown => Offer::Accept(&NOT_FOUND_FORMS),
+            Route::Health | Route::Metrics | Route::Asset(_) => Offer::Own,
+            Route::ApiHome | Route::DocsMoved => Offer::Own,
+        }
+    }
+
     /// Whether only GET and HEAD are answered: everything but the redirects and the 404s.
     pub fn get_only(&self) -> bool {
         !matches!(

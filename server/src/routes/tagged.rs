@@ -28,7 +28,7 @@ pub async fn whole_answer(
     make: impl FnOnce(&Release) -> Result<Vec<u8>, ApiError> + Send + 'static,
 ) -> Result<HttpResponse, ApiError> {
     let encoding = Encoding::negotiate(req, state.config.compress);
-    let head = Head::of(&release, &key, encoding, content_type, false);
+    let head = Head::of(&release, &key, encoding, content_type);
     if let Some(held) = head.held(req) {
         return Ok(held);
     }
@@ -86,8 +86,6 @@ pub async fn keep(
 pub struct Head {
     content_type: &'static str,
     etag: String,
-    /// The body depends on `Accept` (JSON, or GeoJSON when asked), which caches must know.
-    vary_accept: bool,
 }
 
 impl Head {
@@ -98,12 +96,10 @@ impl Head {
         key: &str,
         encoding: Encoding,
         content_type: &'static str,
-        vary_accept: bool,
     ) -> Head {
         Head {
             content_type,
             etag: etag(release, key, encoding),
-            vary_accept,
         }
     }
 
@@ -114,16 +110,13 @@ impl Head {
             etag: &self.etag,
             modified: None,
         };
-        validators.instead(req, self.vary_accept)
+        validators.instead(req)
     }
 
     pub fn builder(self) -> HttpResponseBuilder {
         let mut head = HttpResponse::Ok();
         head.insert_header((header::CONTENT_TYPE, self.content_type))
             .insert_header((header::ETAG, self.etag));
-        if self.vary_accept {
-            head.insert_header((header::VARY, "Accept"));
-        }
         head
     }
 }

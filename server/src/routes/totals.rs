@@ -14,10 +14,11 @@ use roadtraffic_catalog::Dataset;
 use super::answers::public_base;
 use super::tagged::whole_answer;
 use crate::error::ApiError;
+use crate::forms::Form;
 use crate::query::Query;
 use crate::release::Release;
 use crate::state::AppState;
-use crate::totals::{Facets, Rollups, Source, Summary, SummaryFormat};
+use crate::totals::{Facets, Rollups, Source, Summary};
 
 pub async fn facets(
     req: &HttpRequest,
@@ -56,7 +57,7 @@ pub async fn summary(
     state: &AppState,
     release: Arc<Release>,
     dataset: &'static Dataset,
-    format: SummaryFormat,
+    format: Form,
 ) -> Result<HttpResponse, ApiError> {
     let question = Summary::parse(dataset, query)?;
     let rollups = rollups(&release).await?;
@@ -74,7 +75,7 @@ pub async fn summary(
         move |release| {
             let conn = release.timed_connection(time_limit)?;
             let summary = question.run(&conn, &rollups)?;
-            Ok(format.write(&summary))
+            Ok(crate::totals::write_summary(format, &summary))
         },
     )
     .await

@@ -82,15 +82,9 @@ fn canonical(req: &HttpRequest, public_url: Option<&str>) -> Option<header::Head
 
 /// A 404 page for a browser that asked for a path nobody answers (API clients keep the API's
 /// JSON 404), in the release `served`: its picker leads to the same path in the others.
-pub fn not_found_for_browser(
-    req: &HttpRequest,
-    state: &AppState,
-    served: &Served,
-) -> Option<HttpResponse> {
-    let accepts = req.headers().get(header::ACCEPT)?.to_str().ok()?;
+pub fn not_found_page(req: &HttpRequest, state: &AppState, served: &Served) -> HttpResponse {
     let not_found = ApiError::NotFound(req.path().to_string());
-    (accepts.contains("text/html"))
-        .then(|| html::error_page_in(&frame::of(req, state, served).frame, &not_found))
+    html::error_page_in(&frame::of(req, state, served).frame, &not_found)
 }
 
 /// The site's pages (their paths are parsed in `crate::routes::table`).

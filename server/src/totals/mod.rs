@@ -24,4 +24,4 @@ pub use ask::{
 pub use facets::write_json as facets_json;
 pub use source::{Rollups, Source};
 pub use summary::{Cell, SummaryRows};
-pub use write::SummaryFormat;
+pub use write::write as write_summary;

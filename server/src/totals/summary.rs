@@ -25,8 +25,6 @@ pub type SummaryRow = Vec<Cell>;
 pub struct SummaryRows {
     pub names: Vec<String>,
     pub rows: Vec<SummaryRow>,
-    /// The source that answered (`Source::name`).
-    pub source: &'static str,
 }
 
 /// What the statement selects of a measure: its sum and how many values (for a sum or an
@@ -126,7 +124,6 @@ impl Summary {
         Ok(SummaryRows {
             names: self.output_names(),
             rows,
-            source: source.name(),
         })
     }
 

@@ -9,71 +9,40 @@ use roadtraffic_catalog::json;
 use super::summary::{Cell, SummaryRows};
 use crate::downloads::csv_text;
 use crate::downloads::layout::Quoting;
+use crate::forms::Form;
 
-/// The forms of a summary, by the path's ending.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SummaryFormat {
-    Json,
-    Csv,
-    Ndjson,
-}
-
-impl SummaryFormat {
-    pub const ALL: [SummaryFormat; 3] = [
-        SummaryFormat::Json,
-        SummaryFormat::Csv,
-        SummaryFormat::Ndjson,
-    ];
-
-    /// The path's ending after `summary`.
-    pub fn suffix(self) -> &'static str {
-        match self {
-            SummaryFormat::Json => "",
-            SummaryFormat::Csv => ".csv",
-            SummaryFormat::Ndjson => ".ndjson",
-        }
-    }
-
-    pub fn content_type(self) -> &'static str {
-        match self {
-            SummaryFormat::Json => "application/json",
-            SummaryFormat::Csv => "text/csv; charset=utf-8",
-            SummaryFormat::Ndjson => "application/x-ndjson",
-        }
-    }
-
-    pub fn write(self, summary: &SummaryRows) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64 + summary.rows.len() * 64);
-        match self {
-            SummaryFormat::Json => {
-                out.push(b'[');
-                for (i, row) in summary.rows.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    object(&mut out, &summary.names, row);
-                }
-                out.push(b']');
-            }
-            SummaryFormat::Ndjson => {
-                for row in &summary.rows {
-                    object(&mut out, &summary.names, row);
-                    out.push(b'\n');
-                }
-            }
-            SummaryFormat::Csv => {
-                let names = summary
-                    .names
-                    .iter()
-                    .map(|n| Cell::Value(SqlValue::Text(n.clone())));
-                csv_line(&mut out, &names.collect::<Vec<_>>());
-                for row in &summary.rows {
-                    csv_line(&mut out, row);
-                }
+/// A summary's rows in `form` (JSON, CSV or NDJSON: `api::SUMMARY_FORMS`).
+pub fn write(form: Form, summary: &SummaryRows) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + summary.rows.len() * 64);
+    match form {
+        Form::Ndjson => {
+            for row in &summary.rows {
+                object(&mut out, &summary.names, row);
+                out.push(b'\n');
             }
         }
-        out
+        Form::Csv => {
+            let names = summary
+                .names
+                .iter()
+                .map(|n| Cell::Value(SqlValue::Text(n.clone())));
+            csv_line(&mut out, &names.collect::<Vec<_>>());
+            for row in &summary.rows {
+                csv_line(&mut out, row);
+            }
+        }
+        _ => {
+            out.push(b'[');
+            for (i, row) in summary.rows.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                object(&mut out, &summary.names, row);
+            }
+            out.push(b']');
+        }
     }
+    out
 }
 
 fn object(out: &mut Vec<u8>, names: &[String], row: &[Cell]) {
