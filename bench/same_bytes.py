@@ -382,6 +382,7 @@ class Pair:
         self.tally = {}  # group: [alike, differently]
         self.statuses = {}  # group: {the old server's status: how many}
         self.differ = []
+        self.kinds = []  # (group, how it differs) of each request answered differently
         self.learnt = {}  # (server, path): its ETag and Last-Modified, from a GET of its own
 
     def count(self, group, alike, differ=()):
@@ -427,6 +428,24 @@ class Pair:
             self.count(group, 1)
         else:
             self.count(group, 0, [(method, path, str(headers)[:200], *where(a, b))])
+            self.kinds.append((group, tuple(kinds(a, b))))
+
+
+def kinds(a, b):
+    """How two answers differ, in a few words each (`status 200 412`, `+vary: Accept`,
+    `-content-type: ...`, `body`): what the summary tallies across every difference."""
+    out = [f"status {a[0]} {b[0]}"] if a[0] != b[0] else []
+    old, new = dict(a[1]), dict(b[1])
+    for name in sorted(set(old) | set(new)):
+        if name == "content-length" or old.get(name) == new.get(name):
+            continue
+        out += [f"-{name}: {old[name]}"[:80]] if name in old else []
+        out += [f"+{name}: {new[name]}"[:80]] if name in new else []
+    if a[2] != b[2]:
+        out.append(f"etag {a[2]} {b[2]}")
+    if a[3] != b[3]:
+        out.append("body")
+    return out
 
 
 def where(a, b):
@@ -877,7 +896,13 @@ def main():
     same = sum(a for a, _ in tally.values())
     print(f"{same} requests answered byte for byte alike, {len(differ)} differently "
           f"({time.monotonic() - began:.0f} s)")
-    for d in differ[:20]:
+    # How they differ, tallied: a change that means to alter one thing shows it alone.
+    kinds = {}
+    for group, kind in (k for p in pairs for k in p.kinds):
+        kinds[(group, kind)] = kinds.get((group, kind), 0) + 1
+    for (group, kind), n in sorted(kinds.items(), key=lambda kv: -kv[1]):
+        print(f"  {n:5} {group}: {'; '.join(kind)}")
+    for d in differ[:int(os.environ.get("SAME_SHOW", "20"))]:
         print(*d, sep="\n  ")
     sys.exit(1 if differ else 0)
 

@@ -3,10 +3,11 @@
 //! several, OGC's `f` parameter if given; else `Accept`, with its q-values.
 //!
 //! `Accept` (RFC 9110 §12.5.1): each offered form takes the quality of the most specific media
-//! range that matches it (`type/subtype` exactly, then `type/*`, then `*/*`; when none does, a
-//! range of its family: a JSON form is asked for by `application/json` or any `+json`); a form
-//! at `q=0` is refused and never chosen; the highest quality wins, ties going to the more
-//! specific match, then to the range the client listed first, then to the route's own order. When the client accepts
+//! range that matches it (`type/subtype` exactly, then `type/*`, then `*/*`; a JSON type that
+//! names no form offered names the JSON one, as OGC clients ask); a form at `q=0` is refused
+//! and never chosen; the highest quality wins, ties going to the more specific match, then to
+//! the form that is more of the types asked (GeoJSON is JSON too), then to the range the
+//! client listed first, then to the route's own order. When the client accepts
 //! none of the forms, the route's first is sent (RFC 9110 lets a server disregard `Accept`
 //! rather than answer 406). An answer whose form `Accept` chose says `Vary: Accept`.
 
@@ -94,9 +95,10 @@ fn format_param(forms: &[Form], query: &Query) -> Result<Option<Form>, ApiError>
 fn by_accept(forms: &[Form], req: &HttpRequest) -> Form {
     let ranges = Accept::parse(req).map(|a| a.0).unwrap_or_default();
     let ranked = forms.iter().enumerate().filter_map(|(at, form)| {
-        let (quality, specificity, listed) = preference(*form, &ranges)?;
-        let acceptable = quality > Quality::ZERO;
-        acceptable.then_some(((quality, specificity, Reverse(listed), Reverse(at)), *form))
+        let (quality, specificity, listed) = preference(*form, forms, &ranges)?;
+        let fits = fits(*form, &ranges);
+        let rank = (quality, specificity, fits, Reverse(listed), Reverse(at));
+        (quality > Quality::ZERO).then_some((rank, *form))
     });
     ranked
         .max_by_key(|(rank, _)| *rank)
@@ -105,46 +107,58 @@ fn by_accept(forms: &[Form], req: &HttpRequest) -> Form {
 
 type Ranges = [QualityItem<Mime>];
 
-/// How the client's ranges rate a form: the quality of the most specific range that matches
-/// it (the first listed of equally specific ones), how specific, and where it is listed. Only
-/// when no range names it (`*/*` included) does a range of its family count, least of all.
-fn preference(form: Form, ranges: &Ranges) -> Option<(Quality, u8, usize)> {
-    let best = |family: bool| {
-        let matching = ranges.iter().enumerate().filter_map(|(listed, range)| {
-            let specificity = match family {
-                false => specificity(form, &range.item)?,
-                true => same_family(form, &range.item).then_some(0)?,
-            };
-            Some((specificity, Reverse(listed), range.quality))
-        });
-        matching.max_by_key(|(s, l, _)| (*s, *l))
-    };
-    let (specificity, Reverse(listed), quality) = best(false).or_else(|| best(true))?;
+/// How the client's ranges rate a form of `offered`: the quality of the most specific range
+/// that matches it (the first listed of equally specific ones), how specific, and where it is
+/// listed.
+fn preference(form: Form, offered: &[Form], ranges: &Ranges) -> Option<(Quality, u8, usize)> {
+    let matching = ranges.iter().enumerate().filter_map(|(listed, range)| {
+        let specificity = specificity(form, offered, &range.item)?;
+        Some((specificity, Reverse(listed), range.quality))
+    });
+    let (specificity, Reverse(listed), quality) = matching.max_by_key(|(s, l, _)| (*s, *l))?;
     Some((quality, specificity, listed))
 }
 
-/// How specifically a media range names a form (RFC 9110): 3 its very type, 2 its type's
-/// `type/*`, 1 `*/*`; `None` when it does not name it.
-fn specificity(form: Form, range: &Mime) -> Option<u8> {
+/// How specifically a media range names a form of `offered` (RFC 9110): 3 its very type, 2
+/// its type's `type/*`, 1 `*/*`; `None` when it does not name it. A JSON range that names no
+/// form offered (`application/json` where the JSON offered is GeoJSON, `application/geo+json`
+/// or `application/schema+json` where it is plain JSON) names the offered JSON as its own:
+/// OGC clients ask any JSON resource so.
+fn specificity(form: Form, offered: &[Form], range: &Mime) -> Option<u8> {
     let (kind, _) = form.media().split_once('/')?;
     let same = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+    let names = |f: &Form| same(range.essence_str(), f.media());
     match (range.type_().as_str(), range.subtype().as_str()) {
         ("*", "*") => Some(1),
         (k, "*") if same(k, kind) => Some(2),
-        _ if same(range.essence_str(), form.media()) => Some(3),
+        _ if names(&form) => Some(3),
+        _ if is_json(range) && form.is_json() && !offered.iter().any(names) => Some(3),
         _ => None,
     }
 }
 
-/// Whether a media range is of a JSON form's family: `application/json` or any `+json`
-/// (`application/geo+json`, `application/schema+json`), which the OGC clients ask a JSON
-/// resource by. (`subtype` is `geo` of `application/geo+json`, whose `suffix` is `json`.)
-fn same_family(form: Form, range: &Mime) -> bool {
-    let json = range
+/// How many of the acceptable types named (not `*` ranges) a form is: its own, and
+/// `application/json` for a `+json` form (a GeoJSON document is a JSON document). Between two
+/// forms equally preferred, the one that is more of what was asked wins: GeoJSON for
+/// `application/json, application/geo+json`.
+fn fits(form: Form, ranges: &Ranges) -> usize {
+    let media = form.media();
+    let is = |range: &Mime| {
+        let essence = range.essence_str();
+        essence.eq_ignore_ascii_case(media)
+            || (essence.eq_ignore_ascii_case("application/json") && media.ends_with("+json"))
+    };
+    let acceptable = ranges.iter().filter(|r| r.quality > Quality::ZERO);
+    acceptable.filter(|r| is(&r.item)).count()
+}
+
+/// Whether a media range is JSON: `application/json` or any `+json` (`application/geo+json`,
+/// whose `subtype` is `geo` and `suffix` `json`).
+fn is_json(range: &Mime) -> bool {
+    range
         .suffix()
         .is_some_and(|s| s.as_str().eq_ignore_ascii_case("json"))
-        || range.essence_str().eq_ignore_ascii_case("application/json");
-    json && form.is_json()
+        || range.essence_str().eq_ignore_ascii_case("application/json")
 }
 
 #[cfg(test)]
@@ -179,14 +193,14 @@ mod tests {
             chosen(API, Some("*/*, application/geo+json;q=0.5")),
             Form::Json
         );
-        // Equal preferences: the one listed first.
+        // Equal preferences: the one that is both (GeoJSON is JSON), else the one listed first.
         assert_eq!(
             chosen(API, Some("application/geo+json, application/json")),
             Form::GeoJson
         );
         assert_eq!(
             chosen(API, Some("application/json, application/geo+json")),
-            Form::Json
+            Form::GeoJson
         );
     }
 
@@ -214,6 +228,10 @@ mod tests {
         assert_eq!(chosen(FEATURES, Some(gdal)), Form::GeoJson);
         assert_eq!(chosen(FEATURES, Some("application/json")), Form::GeoJson);
         assert_eq!(chosen(FEATURES, Some(browser)), Form::Html);
+        let json_first = "application/json, text/html";
+        assert_eq!(chosen(FEATURES, Some(json_first)), Form::GeoJson);
+        let refused = "application/json;q=0, text/html";
+        assert_eq!(chosen(FEATURES, Some(refused)), Form::Html);
         // Refused everywhere: nothing acceptable is the default.
         assert_eq!(chosen(OGC, Some("*/*;q=0")), Form::Json);
         assert_eq!(chosen(OGC, Some("garbage, ;;")), Form::Json);

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 
 use roadtraffic_releases::KeptRelease;
 
@@ -22,7 +22,6 @@ use crate::query::php::{self, Param};
 use crate::query::Query;
 use crate::release::Release;
 use crate::state::AppState;
-use crate::stream;
 
 pub async fn answer(
     req: &HttpRequest,
@@ -109,17 +108,9 @@ async fn kept_report(
     // With `--compress` the compression middleware encodes the body: its tag is then weak.
     let encoding = Encoding::negotiate(req, state.config.compress);
     let etag = encoding.etag(format!("\"{}-changes\"", release.tag));
-    let validators = Validators {
-        etag: &etag,
-        modified: None,
-    };
-    if let Some(instead) = validators.instead(req) {
-        return Ok(instead);
-    }
-    let mut head = HttpResponse::Ok();
-    head.insert_header((header::CONTENT_TYPE, "application/json"))
-        .insert_header((header::ETAG, etag));
-    stream::respond(head, move |_| {
+    // Read first: a release without a report has no representation, and its 404 takes no
+    // preconditions (RFC 9110 §13.2.1).
+    let report = web::block(move || {
         let report = release.changes()?.ok_or_else(|| {
             ApiError::NotHeld(
                 "No change report: no release is kept before this one, and the load that built it replaced no earlier file."
@@ -129,4 +120,16 @@ async fn kept_report(
         serde_json::to_vec(&report).map_err(ApiError::internal)
     })
     .await
+    .map_err(ApiError::internal)??;
+    let validators = Validators {
+        etag: &etag,
+        modified: None,
+    };
+    if let Some(instead) = validators.instead(req) {
+        return Ok(instead);
+    }
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "application/json"))
+        .insert_header((header::ETAG, etag))
+        .body(report))
 }
