@@ -3,7 +3,6 @@
 
 use std::io::Write as _;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use crate::fixtures::fixture_db;
 use crate::support::*;
@@ -56,14 +55,6 @@ fn promtool_accepts(scrape: &str) {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(started.elapsed() < Duration::from_secs(10), "{what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]
