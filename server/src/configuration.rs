@@ -37,7 +37,9 @@ pub struct Config {
     /// SQLite connections, so the number of queries run at once (default: 2 per core).
     #[arg(long, env = "ROADTRAFFIC_CONNECTIONS")]
     pub connections: Option<u32>,
-    /// Longest a query may run, in milliseconds, before the request gets a 503.
+    /// Longest a query may run, in milliseconds, before the request gets a 503. 0 stops a
+    /// request's queries once they have run 10,000 of SQLite's instructions, where a limit
+    /// first looks at the clock: the same on any machine (for tests).
     #[arg(long, env = "ROADTRAFFIC_QUERY_TIMEOUT", default_value_t = 5000)]
     pub query_timeout: u64,
     /// Requests per minute per client IP; 0 turns rate limiting off.

@@ -12,9 +12,11 @@ use std::path::{Path, PathBuf};
 
 use crate::support::{repo_path, shared};
 
-/// The crates whose modules are checked, by their source folders.
+/// The crates whose modules are checked, by their source folders: every member of the
+/// workspace (`Cargo.toml`), which [`every_crate_of_the_workspace_is_checked`] holds to.
 const CRATES: &[&str] = &[
     "catalog/src",
+    "releases/src",
     "loader/src",
     "server/src",
     "bench/synth/src",
@@ -68,6 +70,30 @@ fn no_file_cycle_spans_two_top_level_modules() {
             .and_then(|n| n.parse::<usize>().ok());
         assert!(spans.is_some_and(|n| n <= 1), "{line}");
     }
+}
+
+/// A crate added to the workspace is checked too: [`CRATES`] names every member's `src`.
+#[test]
+fn every_crate_of_the_workspace_is_checked() {
+    let manifest = std::fs::read_to_string(repo_path("Cargo.toml")).unwrap();
+    let members = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("members = ["))
+        .expect("the workspace's members, on one line");
+    let mut folders: Vec<String> = members
+        .trim_end_matches(']')
+        .split(',')
+        .map(|m| m.trim().trim_matches('"'))
+        .filter(|m| !m.is_empty())
+        .map(|m| match m {
+            "." => "src".to_string(),
+            m => format!("{m}/src"),
+        })
+        .collect();
+    let mut checked: Vec<String> = CRATES.iter().map(|c| c.to_string()).collect();
+    folders.sort();
+    checked.sort();
+    assert_eq!(checked, folders);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -187,7 +187,8 @@ fn consistent(page: &serde_json::Value) -> bool {
 }
 
 /// Requests through the balancer until told to stop: how many, and what went wrong.
-fn client(balancer: TestServer, stop: Arc<AtomicBool>) -> (usize, Vec<String>) {
+/// Requests through the balancer until `stop`, each counted in `answered`: those that failed.
+fn client(balancer: TestServer, stop: Arc<AtomicBool>, answered: Arc<AtomicUsize>) -> Vec<String> {
     let (mut done, mut failed) = (0, Vec::new());
     while !stop.load(Ordering::Relaxed) {
         let target = format!(
@@ -199,8 +200,9 @@ fn client(balancer: TestServer, stop: Arc<AtomicBool>) -> (usize, Vec<String>) {
         if reply.status != 200 || !consistent(&reply.json()) {
             failed.push(format!("{target}: {} {}", reply.status, reply.text()));
         }
+        answered.fetch_add(1, Ordering::Relaxed);
     }
-    (done, failed)
+    failed
 }
 
 fn release_of(replica: SocketAddr) -> String {
@@ -249,16 +251,26 @@ fn replicas_behind_the_shipped_nginx_site_lose_no_request_to_a_kill_or_a_rollout
         "{next}"
     );
 
+    // Each step waits for the clients to have made requests through it, not for a time that a
+    // busy machine may not fill.
     let stop = Arc::new(AtomicBool::new(false));
+    let answered = Arc::new(AtomicUsize::new(0));
     let clients: Vec<_> = (0..4)
         .map(|_| {
             let (balancer, stop) = (balancer.server(), stop.clone());
-            std::thread::spawn(move || client(balancer, stop))
+            let answered = answered.clone();
+            std::thread::spawn(move || client(balancer, stop, answered))
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(500));
+    let answers_past = |n: usize| {
+        let from = answered.load(Ordering::Relaxed);
+        wait_for(&format!("{n} answers more than {from}"), || {
+            answered.load(Ordering::Relaxed) >= from + n
+        });
+    };
+    answers_past(25);
     replicas[0].signal(libc::SIGKILL);
-    std::thread::sleep(Duration::from_millis(1000));
+    answers_past(50);
     replicas[0] = Program::start_at(&files[0], &addrs[0].to_string(), &options);
     let rollout: Vec<String> = addrs
         .iter()
@@ -268,20 +280,18 @@ fn replicas_behind_the_shipped_nginx_site_lose_no_request_to_a_kill_or_a_rollout
     run(Command::new(repo_path("deploy/rollout.sh"))
         .arg(&new)
         .args(&rollout));
-    std::thread::sleep(Duration::from_millis(500));
+    answers_past(25);
     stop.store(true, Ordering::Relaxed);
-    let (mut done, mut failed) = (0, Vec::new());
+    let mut failed = Vec::new();
     for client in clients {
-        let (n, f) = client.join().unwrap();
-        done += n;
-        failed.extend(f);
+        failed.extend(client.join().unwrap());
     }
+    let done = answered.load(Ordering::Relaxed);
     assert!(
         failed.is_empty(),
         "{} of {done} failed: {failed:#?}",
         failed.len()
     );
-    assert!(done > 100, "only {done} requests");
     for addr in addrs {
         assert_eq!(release_of(addr), "rolled-out");
     }

@@ -101,10 +101,11 @@ impl Program {
         stream
     }
 
-    /// Whether a new connection is refused (the listener is closed), within two seconds.
+    /// Whether a new connection is refused (the listener is closed), within 10 s (however
+    /// busy the machine: it is at once).
     fn refuses_connections(&self) -> bool {
         let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(2) {
+        while started.elapsed() < Duration::from_secs(10) {
             match TcpStream::connect_timeout(&self.addr, Duration::from_millis(200)) {
                 Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => return true,
                 _ => std::thread::sleep(Duration::from_millis(20)),
@@ -191,11 +192,12 @@ fn sigint_cuts_what_is_still_in_flight_at_the_shutdown_timeout() {
     let took = signalled.elapsed();
     let log = program.log();
     assert_eq!(status.code(), Some(0), "{log}");
+    // Not before the timeout; after it, the log says the requests were cut (a program that
+    // waited for them would never exit: the client reads nothing).
     assert!(
         took >= Duration::from_secs(1),
         "stopped after {took:?}, before the timeout"
     );
-    assert!(took < Duration::from_secs(4), "stopped after {took:?}");
     assert!(log.contains("SIGINT: stopping"), "{log}");
     assert!(
         log.contains("1 s passed: the requests still in flight were cut"),
@@ -209,9 +211,13 @@ fn a_second_signal_stops_at_once() {
     let mut program = Program::start(fixture_db(), &["--shutdown-timeout", "60"]);
     let _stalled = program.started_request(BIG_PAGE);
     program.signal(libc::SIGTERM);
-    std::thread::sleep(Duration::from_millis(300));
+    // The second once the first is taken, however long that takes.
+    wait_for("the first SIGTERM taken", || {
+        program.log().contains("SIGTERM: stopping")
+    });
     program.signal(libc::SIGTERM);
-    let status = program.exit_within(Duration::from_secs(5));
+    // Not the 60 s of the shutdown timeout.
+    let status = program.exit_within(Duration::from_secs(10));
     assert_eq!(status.code(), Some(0), "{}", program.log());
     assert!(
         program.log().contains("SIGTERM again: cutting"),
@@ -220,8 +226,10 @@ fn a_second_signal_stops_at_once() {
     );
 }
 
-/// A refused start is one clear line on stderr and a non-zero exit, within a second, whatever
-/// the file: not SQLite at all, SQLite but not ours, missing.
+/// A refused start is one clear line on stderr and a non-zero exit, at once, whatever the file:
+/// not SQLite at all, SQLite but not ours, missing. "At once" is not after the connection
+/// pool's 10 s of retries: it takes milliseconds, so 5 s tells them apart on a machine however
+/// busy.
 #[test]
 fn a_refused_start_is_one_line_and_quick() {
     let dir = scratch_dir();
@@ -249,7 +257,7 @@ fn a_refused_start_is_one_line_and_quick() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{stderr}");
         assert!(
-            took < Duration::from_secs(1),
+            took < Duration::from_secs(5),
             "refused after {took:?}: {stderr}"
         );
         assert_eq!(stderr.lines().count(), 1, "one line:\n{stderr}");

@@ -54,6 +54,20 @@ pub fn repo_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
+/// Waits until `done`, for up to 10 s, panicking with `what` (what was waited for) after: a
+/// test waits for what it needs to have happened, never for a time that a busy machine may not
+/// fill.
+pub fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while !done() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "not within 10 s: {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// A temporary directory kept for the whole test run (servers read from it).
 pub fn scratch_dir() -> PathBuf {
     tempfile::tempdir().expect("tempdir").keep()

@@ -1,9 +1,9 @@
 //! A new release renamed into place under concurrent requests: no request fails, each answer
 //! comes wholly from the old file or wholly from the new one, and the server moves to the new.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::support::*;
 
@@ -23,12 +23,14 @@ fn release_swapped_under_concurrent_requests() {
     assert_eq!(get(&server, target).json()["total"], 0);
     let old_etag = get(&server, target).header("etag").unwrap().to_string();
 
+    // What the clients have seen, old answers and new; each phase waits for them to see
+    // some, rather than for a time that a slow machine may not fill.
     let stop = Arc::new(AtomicBool::new(false));
+    let seen = Arc::new([AtomicU32::new(0), AtomicU32::new(0)]);
     let clients: Vec<_> = (0..4)
         .map(|_| {
-            let (server, stop) = (server.clone(), stop.clone());
+            let (server, stop, seen) = (server.clone(), stop.clone(), seen.clone());
             std::thread::spawn(move || {
-                let mut seen = (0u32, 0u32);
                 while !stop.load(Ordering::Relaxed) {
                     let reply = get(&server, target);
                     assert_eq!(reply.status, 200, "{}", reply.text());
@@ -37,34 +39,25 @@ fn release_swapped_under_concurrent_requests() {
                     let rows = body["data"].as_array().unwrap().len() as i64;
                     // One file per answer: the page agrees with its own total.
                     assert_eq!(rows, total.min(50), "{body}");
-                    if total == 0 {
-                        seen.0 += 1
-                    } else {
-                        seen.1 += 1
-                    }
+                    seen[usize::from(total != 0)].fetch_add(1, Ordering::Relaxed);
                 }
-                seen
             })
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(300));
+    wait_for("the clients' answers from the old release", || {
+        seen[0].load(Ordering::Relaxed) >= 20
+    });
     load_ok(&db, &["--quiet"], &[&sample]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while get(&server, target).json()["total"] == 0 {
-        assert!(
-            Instant::now() < deadline,
-            "the new release was not picked up"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(300));
+    wait_for("the new release picked up", || {
+        get(&server, target).json()["total"] != 0
+    });
+    wait_for("the clients' answers from the new release", || {
+        seen[1].load(Ordering::Relaxed) >= 20
+    });
     stop.store(true, Ordering::Relaxed);
-    let mut total_seen = (0, 0);
     for c in clients {
-        let (old, new) = c.join().expect("no client failed");
-        total_seen = (total_seen.0 + old, total_seen.1 + new);
+        c.join().expect("no client failed");
     }
-    assert!(total_seen.0 > 0 && total_seen.1 > 0, "{total_seen:?}");
     let new_etag = get(&server, target).header("etag").unwrap().to_string();
     assert_ne!(old_etag, new_etag, "ETags change with the release");
 }
@@ -102,6 +95,11 @@ fn an_unservable_file_renamed_in_does_not_disturb_the_release() {
     let junk = dir.join("junk.db");
     file_of_schema_version(&junk, 2);
     std::fs::rename(&junk, &db).unwrap();
+    // Once the server has looked at the file and refused it.
+    wait_for("the file refused", || {
+        let metrics = get(&server, "/metrics").text();
+        metrics.contains("\nroadtraffic_release_refusals_total 1\n")
+    });
     // Concurrent requests make the pool use every connection.
     for _ in 0..3 {
         let handles: Vec<_> = (0..6)

@@ -7,6 +7,7 @@
 //! as clients that filter on dates write it. Offsets are honoured: `2019-01-01T00:30:00+01:00`
 //! is 23:30 UTC on the last day of 2018.
 
+use roadtraffic_catalog::dates;
 use rusqlite::types::Value as SqlValue;
 
 use super::collection::{Collection, Timing};
@@ -123,8 +124,8 @@ fn date_days(text: &str) -> Option<i64> {
         digits(&text[5..7])?,
         digits(&text[8..10])?,
     );
-    ((1..=12).contains(&m) && (1..=days_in_month(y, m)).contains(&d))
-        .then(|| days_from_civil(y, m, d))
+    ((1..=12).contains(&m) && (1..=dates::days_in_month(y, m)).contains(&d))
+        .then(|| dates::days_from_civil(y, m, d))
 }
 
 /// `hh:mm:ss[.fraction](Z|±hh:mm)`: seconds after the day's UTC midnight (negative, or a day
@@ -178,37 +179,9 @@ fn digits(text: &str) -> Option<i64> {
     all.then(|| text.parse().ok()).flatten()
 }
 
-fn days_in_month(y: i64, m: i64) -> i64 {
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    match m {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The UTC calendar date (year, month, day) of an instant (Hinnant's `civil_from_days`).
+/// The UTC calendar date (year, month, day) of an instant.
 fn civil(t: Seconds) -> (i64, i64, i64) {
-    let z = t.div_euclid(86_400) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
+    dates::civil_from_days(t.div_euclid(86_400))
 }
 
 #[cfg(test)]

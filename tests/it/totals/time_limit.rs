@@ -1,6 +1,8 @@
 //! The query time limit: a question that must read the table's rows stops there with a 503
 //! (as a listing does), while a national question answered from a table of totals is answered
-//! under the same limit.
+//! under the same limit. The limit is 0, which stops a request's queries at their 10,000th
+//! SQLite instruction, whatever the machine's speed: counted on the fixture, the questions that
+//! read rows run 97,593 to 978,740, those answered from totals 110 to 623.
 
 use roadtraffic_catalog::RAW_COUNTS;
 
@@ -10,12 +12,12 @@ use crate::support::*;
 
 #[test]
 fn questions_that_read_the_table_stop_at_the_time_limit_and_totals_do_not() {
-    // 43,177 raw counts; a limit of 1 ms.
+    // 43,177 raw counts; a limit of 10,000 instructions.
     let db = fixture_db();
-    let server = serve(db, &["--query-timeout", "1", "--connections", "1"]);
+    let server = serve(db, &["--query-timeout", "0", "--connections", "1"]);
     let conn = open(db);
     // A local authority's count dates, and a count point range's hours: no table of totals
-    // keeps count dates or count points, so these read the rows, and take longer than 1 ms.
+    // keeps count dates or count points, so these read the rows, far past the limit.
     let points: Vec<String> = (3_000_001..3_000_400).map(|p| p.to_string()).collect();
     let points = points.join(",");
     for target in [
