@@ -45,6 +45,7 @@ mod ranged;
 mod ratelimit;
 pub mod release;
 mod routes;
+mod rows;
 mod shutdown;
 pub mod site;
 pub mod spatial;

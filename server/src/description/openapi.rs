@@ -9,9 +9,10 @@ use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD, DATASETS};
 
 use super::{releases, schemas};
-use crate::api::{Endpoint, DEFAULT_PAGE_SIZE, REVISIONS};
+use crate::api::{Endpoint, REVISIONS};
 use crate::configuration::Config;
 use crate::forms::Form;
+use crate::rows::DEFAULT_PAGE_SIZE;
 use crate::spatial::area::MAX_RADIUS_M;
 use crate::spatial::grid::AREA_OF_USE;
 

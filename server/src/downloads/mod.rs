@@ -4,36 +4,31 @@
 //! and kept (`store`), so that they are served with a length and byte ranges; the listings
 //! are streamed from SQLite. The paths and layouts come from the catalogue's national files.
 
-pub mod layout;
 mod page;
-pub mod parquet;
 pub mod store;
-mod write;
 
 pub use page::page;
-pub use write::{export, text as csv_text, Export};
 
 use roadtraffic_catalog::{Dataset, NationalFile, Splits, DATASETS};
 
 use std::io::Write;
 use std::sync::Arc;
 
-use crate::api::ListRequest;
 use crate::configuration::Config;
 use crate::error::ApiError;
-use crate::forms::Form;
+use crate::forms::{self, Form, Layout, Spec};
 use crate::release::Release;
-use layout::Layout;
+use crate::rows::Rows;
 use store::{Store, Stored};
 
 /// The columns a whole table's Parquet file is sorted by, those of them the dataset has: a
 /// filter on the year, or on an area, then skips most row groups by their statistics.
 const PARQUET_SORT: [&str; 2] = ["year", "local_authority_id"];
 
-/// A download the path names, with the request that finds its rows.
+/// A download the path names: its rows, and what writes them.
 pub struct Download {
-    pub request: ListRequest,
-    pub export: Export,
+    pub rows: Rows,
+    pub spec: Spec,
     /// The file's name, as the client should save it.
     pub name: String,
     /// The area it is of, to check it exists (a split file): its table and id.
@@ -66,16 +61,15 @@ fn national(file: &str) -> Option<Download> {
         names.into_iter().find_map(|name| {
             let stem = name.strip_suffix(".csv")?;
             let layout = Layout::national(d, national);
-            let mut request = ListRequest::everything(d);
-            let export = match file.strip_prefix(stem)? {
-                ".csv" => Export::Csv(layout),
-                ".zip" => Export::Zip(layout, name.to_string()),
-                ".parquet" => sorted_parquet(d, layout, &mut request),
+            let (spec, sort) = match file.strip_prefix(stem)? {
+                ".csv" => (Spec::Csv(layout), Vec::new()),
+                ".zip" => (Spec::Zip(layout, name.to_string()), Vec::new()),
+                ".parquet" => sorted_parquet(d, layout),
                 _ => return None,
             };
             Some(Download {
-                request,
-                export,
+                rows: Rows::all(d, Vec::new(), sort),
+                spec,
                 name: file.to_string(),
                 area: None,
             })
@@ -83,24 +77,23 @@ fn national(file: &str) -> Option<Download> {
     })
 }
 
-/// A whole table as Parquet: the request sorted by [`PARQUET_SORT`], which the file declares
+/// A whole table as Parquet, and its rows' sort: by [`PARQUET_SORT`], which the file declares
 /// by the positions of those columns in its layout.
-fn sorted_parquet(d: &Dataset, layout: Layout, request: &mut ListRequest) -> Export {
-    let sort = PARQUET_SORT
-        .iter()
-        .filter_map(|c| d.column(c).filter(|c| c.stored));
-    request.sort = sort.map(|c| (c, false)).collect();
+fn sorted_parquet(d: &'static Dataset, layout: Layout) -> (Spec, Sort) {
+    let sort: Sort = (PARQUET_SORT.iter())
+        .filter_map(|c| d.column(c).filter(|c| c.stored))
+        .map(|c| (c, false))
+        .collect();
     let position = |name: &str| {
         let mut columns = layout.columns.iter();
         columns.position(|l| l.is_some_and(|l| l.name == name))
     };
-    let sorted_by = request
-        .sort
-        .iter()
-        .filter_map(|(c, _)| position(c.name))
-        .collect();
-    Export::Parquet(layout, sorted_by)
+    let sorted_by = sort.iter().filter_map(|(c, _)| position(c.name)).collect();
+    (Spec::Parquet(layout, sorted_by), sort)
 }
+
+/// Columns to sort by, each with whether it is descending.
+type Sort = Vec<(&'static roadtraffic_catalog::Column, bool)>;
 
 /// The path of a dataset's split file of the records whose `by` column is `id`, if the
 /// dataset is published split that way: `/downloads/{folder}/{by}/{stem}_{by}_{id}.csv`.
@@ -137,16 +130,16 @@ fn split(folder: &str, by: &str, file: &str) -> Option<Download> {
     }
     let id: i64 = id.parse().ok()?;
     let column = d.column(by)?;
-    let mut request = ListRequest::matching(d, column, id);
-    if splits.ids_descending {
-        request.sort = d.column("id").map(|c| vec![(c, true)]).unwrap_or_default();
-    }
+    let sort = match splits.ids_descending {
+        true => d.column("id").map(|c| vec![(c, true)]).unwrap_or_default(),
+        false => Vec::new(),
+    };
     let layout = Layout::split(d, national, &splits);
     Some(Download {
-        request,
-        export: match parquet {
-            true => Export::Parquet(layout, Vec::new()),
-            false => Export::Csv(layout),
+        rows: Rows::matching(d, (column, id), sort),
+        spec: match parquet {
+            true => Spec::Parquet(layout, Vec::new()),
+            false => Spec::Csv(layout),
         },
         name: file.to_string(),
         area: Some((roadtraffic_catalog::identified_by(by)?.table, id)),
@@ -174,7 +167,7 @@ pub async fn stored(
     let heavy = download.area.is_none();
     let build: store::Build = Box::new(move |out: &mut dyn Write| {
         let mut flush = |chunk: Vec<u8>| out.write_all(&chunk).map_err(ApiError::internal);
-        let rest = export(&release, &download.request, &download.export, &mut flush)?;
+        let rest = forms::write_whole(&release, &download.rows, download.spec, &mut flush)?;
         out.write_all(&rest).map_err(ApiError::internal)
     });
     store.get(key, heavy, build).await

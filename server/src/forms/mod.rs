@@ -1,12 +1,45 @@
-//! The forms an answer is written in, each named once: its path suffix, its media type, and
-//! what asks for it ([`FORMS`]); which of them a request gets (`negotiation`: a path's suffix,
-//! `Accept` with its q-values, or OGC's `f`, decided once per request by the route table).
+//! How an answer is written: the forms it can take, each named once with its path suffix and
+//! content type ([`FORMS`]); which of them a request gets (`negotiation`: a path's suffix,
+//! `Accept` with its q-values, or OGC's `f`, decided once per request by the route table); and
+//! one writer per form behind one interface (`writer`: [`Writer`], which writes [`Record`]s),
+//! fed a dataset's rows by one driver ([`write_rows`]) or a summary's rows by `totals`:
 //!
-//! Adding a form is one entry in [`FORMS`], the routes that offer it, and its writer.
+//! - `json`: a JSON array, and NDJSON; `envelope` and `legacy`: a page in today's Laravel
+//!   envelope or the 2019-2020 one; `geojson`: a `FeatureCollection` (the API's and OGC's);
+//! - `csv` (and `zip`, a CSV zipped), `parquet`: the cells of a `layout`;
+//! - `record`: a row as its JSON record; `links`: the links of a JSON answer.
+//!
+//! Adding a form is one entry in [`FORMS`], its writer, and the [`Spec`] that makes it; the
+//! routes that offer it say so (`routes::table`).
 
+mod csv;
+pub mod envelope;
+pub mod geojson;
+mod json;
+pub mod layout;
+mod legacy;
+pub mod links;
 mod negotiation;
+pub mod parquet;
+mod record;
+mod writer;
+mod zip;
 
+use std::time::Duration;
+
+pub use envelope::Envelope;
+pub use geojson::{FeatureWriter, Members};
+pub use layout::{CellValue, Layout, Quoting};
 pub use negotiation::{negotiate, Chosen, Offer};
+pub use record::JsonRecord;
+pub use writer::{write_rows, Reads, Record, Writer};
+
+use crate::error::ApiError;
+use crate::query::Params;
+use crate::release::Release;
+use crate::rows::{FilterSets, Rows};
+use crate::spatial::Crs;
+use crate::stream::{Body, Flush};
 
 /// A form of an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -110,4 +143,140 @@ impl Form {
     pub fn is_json(self) -> bool {
         matches!(self, Form::Json | Form::GeoJson)
     }
+}
+
+/// What writes a dataset's rows in a form, with what it needs: made where the rows are read,
+/// on the blocking pool ([`Spec::writer`]).
+pub enum Spec {
+    /// A JSON array of records (an unpaginated listing).
+    Json,
+    /// A page of records in an envelope, its page URLs at `path` with the request's `params`.
+    Page {
+        envelope: Envelope,
+        path: String,
+        params: Params,
+    },
+    Ndjson,
+    /// A `FeatureCollection` in a CRS, and what it says after its features.
+    Features(Crs, Box<dyn Members + Send>),
+    Csv(Layout),
+    /// The CSV file of this name, zipped.
+    Zip(Layout, String),
+    /// A Parquet file of the layout's columns; the rows sorted by the cells at these positions.
+    Parquet(Layout, Vec<usize>),
+}
+
+impl Spec {
+    /// What its writer reads of each row.
+    pub fn reads(&self) -> Reads {
+        match self {
+            Spec::Json | Spec::Ndjson => Reads::Json { legacy: false },
+            Spec::Page { envelope, .. } => Reads::Json {
+                legacy: *envelope == Envelope::Legacy,
+            },
+            Spec::Features(crs, _) => Reads::Feature(*crs),
+            Spec::Csv(layout) | Spec::Zip(layout, _) | Spec::Parquet(layout, _) => {
+                Reads::Cells(layout.clone())
+            }
+        }
+    }
+
+    /// Its writer.
+    pub fn writer(self) -> Box<dyn Writer> {
+        let csv = |layout: Layout| csv::Csv::new(layout.headers, layout.quoting);
+        match self {
+            Spec::Json => Box::new(json::JsonArray::default()),
+            Spec::Ndjson => Box::new(json::Ndjson),
+            Spec::Page {
+                envelope: Envelope::Laravel,
+                path,
+                params,
+            } => Box::new(envelope::Laravel::new(path, params)),
+            Spec::Page { path, params, .. } => Box::new(legacy::Legacy::new(path, params)),
+            Spec::Features(_, members) => Box::new(geojson::FeatureCollection::new(members)),
+            Spec::Csv(layout) => Box::new(csv(layout)),
+            Spec::Zip(layout, name) => Box::new(zip::Zip::new(csv(layout), name)),
+            Spec::Parquet(layout, sorted_by) => Box::new(parquet::Parquet::new(layout, sorted_by)),
+        }
+    }
+
+    /// Every record of a listing in `form`: its fields (and its distance when `near` is asked)
+    /// as CSV, zipped CSV (a file of `name`) or Parquet, its records as NDJSON or a JSON array,
+    /// its features as GeoJSON; `None` for a page.
+    pub fn whole(form: Form, rows: &Rows, name: &str) -> Option<Spec> {
+        let layout = || {
+            let layout = Layout::fields(&rows.fields);
+            match crate::rows::Plan(rows).near() {
+                Some(_) => layout.with_distance(rows.fields.len()),
+                None => layout,
+            }
+        };
+        Some(match form {
+            Form::Json => Spec::Json,
+            Form::Ndjson => Spec::Ndjson,
+            Form::GeoJson => Spec::Features(Crs::Crs84, Box::new(geojson::Whole)),
+            Form::Csv => Spec::Csv(layout()),
+            Form::Zip => Spec::Zip(layout(), name.replace(".zip", ".csv")),
+            Form::Parquet => Spec::Parquet(layout(), Vec::new()),
+            Form::Html => return None,
+        })
+    }
+
+    /// A summary's writer in `form`, under the summary's column `names`: a JSON array, CSV
+    /// (text quoted where needed) or NDJSON.
+    pub fn of_summary(form: Form, names: Vec<String>) -> Box<dyn Writer> {
+        match form {
+            Form::Csv => Box::new(csv::Csv::new(names, Quoting::WhereNeeded)),
+            Form::Ndjson => Box::new(json::Ndjson),
+            _ => Box::new(json::JsonArray::default()),
+        }
+    }
+}
+
+/// Writes `rows` of `release` as `spec` asks, on a connection under `time_limit` (time spent
+/// waiting for the client to take a chunk does not count): full chunks go to `flush` as they
+/// fill, the last is returned. A page or a window of a listing, OGC's items.
+pub fn write_timed(
+    release: &Release,
+    (rows, filter_sets): (&Rows, &FilterSets),
+    spec: Spec,
+    time_limit: Duration,
+    flush: &mut Flush,
+) -> Result<Vec<u8>, ApiError> {
+    let conn = release.timed_connection(time_limit)?;
+    let mut timed_flush = conn.paced(flush);
+    let mut body = Body::new(writer::capacity(rows), &mut timed_flush);
+    let reads = spec.reads();
+    let mut writer = spec.writer();
+    let sets = Some(filter_sets);
+    write_rows(
+        (release, &conn),
+        rows,
+        sets,
+        (reads, writer.as_mut()),
+        &mut body,
+    )?;
+    Ok(body.buf)
+}
+
+/// Writes every row of `rows` as `spec` asks, with no time limit (a whole national file takes
+/// seconds, and the client's reading paces it), in chunks of a megabyte: a download.
+pub fn write_whole(
+    release: &Release,
+    rows: &Rows,
+    spec: Spec,
+    flush: &mut Flush,
+) -> Result<Vec<u8>, ApiError> {
+    let conn = release.pool.get()?;
+    let mut body = Body::new(1 << 20, flush);
+    let reads = spec.reads();
+    let mut writer = spec.writer();
+    write_rows(
+        (release, &conn),
+        rows,
+        None,
+        (reads, writer.as_mut()),
+        &mut body,
+    )?;
+    Ok(body.buf)
 }

@@ -11,7 +11,7 @@ use roadtraffic_catalog::dates;
 use rusqlite::types::Value as SqlValue;
 
 use super::collection::{Collection, Timing};
-use crate::api::{Condition, Range};
+use crate::rows::{Condition, Range};
 
 /// The parameter's name, for messages.
 const NAME: &str = "datetime";

@@ -39,7 +39,7 @@ pub fn other(form: Form) -> Form {
 }
 
 /// What a URL adds to ask for this form: nothing for JSON, the default.
-fn query_of(form: Form) -> &'static str {
+pub fn query_of(form: Form) -> &'static str {
     match form {
         Form::Html => "?f=html",
         _ => "",

@@ -9,9 +9,9 @@ use roadtraffic_catalog::Dataset;
 
 use super::collection::Collection;
 use super::datetime::Span;
-use crate::api::{filter_condition, Condition, ListRequest, Window};
 use crate::error::ApiError;
 use crate::query::{self, Param, Params};
+use crate::rows::{filter_condition, Condition, Reading, Rows, Window};
 use crate::spatial::{Area, Crs};
 
 /// `limit` when absent, and the most it gives: a larger one is taken as this, not refused
@@ -93,12 +93,11 @@ pub fn feature(params: &Params) -> Result<Crs, ApiError> {
     crs(params, "crs")
 }
 
-/// What the items are asked for: which rows (the request), which of them (the window), in
-/// which CRS (their form is the negotiation's).
+/// What the items are asked for: which rows, a window of them (`Reading::Window`), in which
+/// CRS (their form is the negotiation's).
 #[derive(Debug)]
 pub struct Items {
-    pub request: ListRequest,
-    pub window: Window,
+    pub rows: Rows,
     pub crs: Crs,
 }
 
@@ -122,11 +121,14 @@ impl Items {
             conditions.extend(filter_condition(d, name, text(name, value)?)?);
         }
         let crs = crs(params, "crs")?;
+        let window = Window {
+            offset: offset(given(params, "offset")?)?,
+            size: limit(given(params, "limit")?)?,
+        };
         Ok(Items {
-            request: ListRequest::features(d, conditions, crs),
-            window: Window {
-                offset: offset(given(params, "offset")?)?,
-                size: limit(given(params, "limit")?)?,
+            rows: Rows {
+                reading: Reading::Window(window),
+                ..Rows::all(d, conditions, Vec::new())
             },
             crs,
         })
@@ -194,7 +196,12 @@ mod tests {
 
     #[test]
     fn limit_and_offset_have_defaults_and_a_cap() {
-        let window = |q| items(q).map(|i| (i.window.offset, i.window.size));
+        let window = |q| {
+            items(q).map(|i| match i.rows.reading {
+                Reading::Window(w) => (w.offset, w.size),
+                _ => (-1, -1),
+            })
+        };
         assert_eq!(window(""), Ok((0, 10)));
         assert_eq!(window("limit=&offset="), Ok((0, 10)));
         assert_eq!(window("limit=25&offset=7"), Ok((7, 25)));

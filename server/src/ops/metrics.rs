@@ -25,9 +25,9 @@ use prometheus::{
     Registry, TextEncoder,
 };
 
-use crate::api::FilterSets;
 use crate::error::ApiError;
 use crate::release::{DbMetrics, Listing, Release};
+use crate::rows::FilterSets;
 
 /// Request durations, in seconds: from a 1 ms page to a 30,000-row page sent to a slow client.
 const DURATION_BUCKETS: &[f64] = &[

@@ -10,13 +10,13 @@ use roadtraffic_catalog::Dataset;
 
 use super::answers::public_base;
 use super::tagged::{keep, kept, whole, Head};
-use crate::api::{Envelope, FilterSets, ListRequest};
+use crate::api::Listing;
 use crate::cache::Encoding;
 use crate::error::ApiError;
-use crate::forms::Form;
+use crate::forms::{self, Envelope, Form};
 use crate::query::Query;
 use crate::release::Release;
-use crate::spatial::Crs;
+use crate::rows::FilterSets;
 use crate::state::AppState;
 use crate::stream::{self, Written};
 
@@ -30,34 +30,27 @@ pub async fn list(
     (dataset, envelope, form): (&'static Dataset, Envelope, Form),
 ) -> Result<HttpResponse, ApiError> {
     let config = &state.config;
-    let params = query.php().clone();
-    let mut request = ListRequest::parse(dataset, &params, config.max_page_size)?;
-    request.envelope = envelope;
-    if form == Form::GeoJson {
-        request.features = Some(Crs::Crs84);
-    }
-    let content_type = form.content_type();
     let base = public_base(req, config.public_url.as_deref());
     let url = format!("{base}{}", req.path().trim_end_matches('/'));
-    let mut key = request.canonical(&url, &params);
-    if request.features.is_some() {
-        key.push_str(" as GeoJSON");
-    }
+    let params = query.php();
+    let listing = Listing::parse(dataset, params, config.max_page_size, url, (envelope, form))?;
+    let key = listing.key();
     let encoding = Encoding::negotiate(req, config.compress);
     let responses = state.responses(&release);
-    let head = Head::of(&release, &key, encoding, content_type);
+    let head = Head::of(&release, &key, encoding, form.content_type());
     if let Some(held) = head.held(req) {
         return Ok(held);
     }
     if let Some(body) = kept(&responses, &key, encoding).await? {
         return Ok(whole(body, encoding, head));
     }
-    let permit = state.heavy_permit(request.rows_asked()).await?;
+    let permit = state.heavy_permit(listing.rows.asked()).await?;
     let time_limit = Duration::from_millis(config.query_timeout);
     let filter_sets = FilterSets::of(&release, config.filter_set_bytes());
     let written = stream::run(move |flush| {
         let _permit = permit;
-        request.run(&release, &filter_sets, &url, &params, time_limit, flush)
+        let reading = (&listing.rows, &*filter_sets);
+        forms::write_timed(&release, reading, listing.spec(), time_limit, flush)
     })
     .await?;
     Ok(match written {

@@ -9,16 +9,16 @@ use actix_web::{HttpRequest, HttpResponse};
 use roadtraffic_catalog::Dataset;
 
 use super::answers::{not_found, public_base};
-use crate::api::{ListRequest, Plan};
 use crate::cache::Encoding;
 use crate::downloads::store::{Store, Stored};
-use crate::downloads::{self, Download, Export};
+use crate::downloads::{self, Download};
 use crate::error::ApiError;
-use crate::forms::Form;
+use crate::forms::{self, Form, Spec};
 use crate::html;
 use crate::query::Query;
 use crate::ranged::{self, Representation};
 use crate::release::Release;
+use crate::rows::Rows;
 use crate::state::{AppState, Served};
 use crate::stream;
 
@@ -98,7 +98,8 @@ async fn write(
     downloads::stored(store, release, path, download).await
 }
 
-/// An API listing whole, as CSV, NDJSON or GeoJSON: its filters, sort and fields, every record.
+/// An API listing whole, as CSV, NDJSON, GeoJSON or Parquet: its filters, sort and fields,
+/// every record.
 pub async fn listing(
     req: &HttpRequest,
     query: &Query,
@@ -107,28 +108,17 @@ pub async fn listing(
     dataset: &'static Dataset,
     format: Form,
 ) -> Result<HttpResponse, ApiError> {
-    let request = ListRequest::whole(dataset, query.php())?;
-    let layout = || {
-        let layout = downloads::layout::Layout::fields(&request.fields);
-        match Plan(&request).near() {
-            Some(_) => layout.with_distance(request.fields.len()),
-            None => layout,
-        }
-    };
-    let export = match format {
-        Form::Ndjson => Export::Ndjson,
-        Form::GeoJson => Export::GeoJson,
-        Form::Parquet => Export::Parquet(layout(), Vec::new()),
-        _ => Export::Csv(layout()),
-    };
+    let rows = Rows::whole(dataset, query.php())?;
     let name = format!(
         "{}{}",
         dataset.paths[0].trim_start_matches('/').replace('/', "-"),
         format.suffix()
     );
+    let spec = Spec::whole(format, &rows, &name)
+        .ok_or_else(|| ApiError::internal(format!("no whole listing as {format:?}")))?;
     let download = Download {
-        request,
-        export,
+        rows,
+        spec,
         name,
         area: None,
     };
@@ -171,7 +161,7 @@ async fn send(
     let head = streamed_head(content_type, &download.name);
     stream::respond(head, move |flush| {
         let _permit = permit;
-        downloads::export(&release, &download.request, &download.export, flush)
+        forms::write_whole(&release, &download.rows, download.spec, flush)
     })
     .await
 }

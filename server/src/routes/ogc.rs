@@ -9,7 +9,6 @@ use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder};
 use serde_json::Value;
 
 use super::answers::public_base;
-use crate::api::FilterSets;
 use crate::error::ApiError;
 use crate::forms::Form;
 use crate::ogc::extent::Extents;
@@ -17,6 +16,7 @@ use crate::ogc::items::{write_item, write_items, ItemLinks};
 use crate::ogc::links::{Urls, JSON, OPENAPI};
 use crate::ogc::{documents, html, openapi, query as ogc_query, Collection, Resource};
 use crate::query::{self, Params, Query};
+use crate::rows::FilterSets;
 use crate::spatial::Crs;
 use crate::state::AppState;
 use crate::stream;
@@ -82,7 +82,7 @@ async fn items(
 ) -> Result<HttpResponse, ApiError> {
     let items = ogc_query::Items::parse(&c, &params)?;
     let release = state.current.get()?;
-    let permit = state.heavy_permit(items.window.size).await?;
+    let permit = state.heavy_permit(items.rows.asked()).await?;
     let time_limit = Duration::from_millis(state.config.query_timeout);
     let filter_sets = FilterSets::of(&release, state.config.filter_set_bytes());
     let crs = items.crs;
@@ -90,7 +90,7 @@ async fn items(
     let url = links.url.clone();
     let write = move |flush: &mut stream::Flush| {
         let _permit = permit;
-        write_items(&items, &links, &release, &filter_sets, time_limit, flush)
+        write_items(&items, links, &release, &filter_sets, time_limit, flush)
     };
     if format != Form::Html {
         return stream::respond(features_head(crs), write).await;

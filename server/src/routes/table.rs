@@ -13,9 +13,9 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use crate::api::{Endpoint, Envelope, FACETS, REVISIONS, SUMMARY, SUMMARY_FORMS};
+use crate::api::{Endpoint, FACETS, REVISIONS, SUMMARY, SUMMARY_FORMS};
 use crate::configuration::Config;
-use crate::forms::{Form, Offer};
+use crate::forms::{Envelope, Form, Offer};
 use crate::ogc::{self, Resource};
 use crate::ops::metrics::Label;
 use crate::site::Page;

@@ -39,7 +39,7 @@ pub async fn facets(
         req,
         state,
         release,
-        key(req, state),
+        key(req, state, question.key()),
         "application/json",
         rows,
         move |release| {
@@ -69,13 +69,13 @@ pub async fn summary(
         req,
         state,
         release,
-        key(req, state),
+        key(req, state, question.key()),
         content_type,
         rows,
         move |release| {
             let conn = release.timed_connection(time_limit)?;
             let summary = question.run(&conn, &rollups)?;
-            Ok(crate::totals::write_summary(format, &summary))
+            crate::totals::write_summary(format, &summary)
         },
     )
     .await
@@ -101,10 +101,11 @@ fn heavy_rows(release: &Release, dataset: &Dataset, reads_rows: bool) -> i64 {
     }
 }
 
-/// The question as its response is known by: its URL and query string as given (the path
-/// names the release, the endpoint and the form).
-fn key(req: &HttpRequest, state: &AppState) -> String {
+/// The question as its answer is known by: its URL (which names the release, the endpoint and
+/// the form) and the question in its canonical form, so that the same question asked with its
+/// parameters in another order or encoding has the same tag and kept answer.
+fn key(req: &HttpRequest, state: &AppState, question: String) -> String {
     let base = public_base(req, state.config.public_url.as_deref());
     let path = req.path().trim_end_matches('/');
-    format!("{base}{path}?{}", req.query_string())
+    format!("{base}{path} {question}")
 }

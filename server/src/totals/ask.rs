@@ -4,11 +4,11 @@
 
 use roadtraffic_catalog::{Column, Dataset};
 
-use crate::api::Condition;
-use crate::api::{sort_keys, sorts_not_allowed};
 use crate::error::ApiError;
 use crate::query::php::{self, Param, Params};
 use crate::query::Query;
+use crate::rows::{conditions_key, Condition};
+use crate::rows::{sort_keys, sorts_not_allowed};
 
 /// Values listed per facet when `facet_size` is not given.
 pub const DEFAULT_FACET_SIZE: usize = 30;
@@ -170,6 +170,14 @@ fn whole(query: &Query, name: &str, max: usize) -> Result<Option<usize>, ApiErro
 }
 
 impl Facets {
+    /// The question in one canonical form: the same question, the same text, whatever the
+    /// order, encoding or repetition of its parameters (the key of its answer and its tag).
+    pub fn key(&self) -> String {
+        let columns: Vec<&str> = self.columns.iter().map(|c| c.name).collect();
+        let rows = conditions_key(self.dataset, &self.conditions);
+        format!("facets of {rows}: {} ({})", columns.join(","), self.size)
+    }
+
     pub fn parse(d: &'static Dataset, query: &Query) -> Result<Self, ApiError> {
         let allowed: Vec<&'static Column> = d.facet_columns().collect();
         let names: Vec<&str> = allowed.iter().map(|c| c.name).collect();
@@ -181,7 +189,7 @@ impl Facets {
         })?;
         Ok(Facets {
             dataset: d,
-            conditions: crate::api::conditions(d, query.php())?,
+            conditions: crate::rows::conditions(d, query.php())?,
             columns: columns_of("facet", &asked, &allowed, "")?,
             size: whole(query, "facet_size", MAX_FACET_SIZE)?.unwrap_or(DEFAULT_FACET_SIZE),
         })
@@ -205,7 +213,7 @@ impl Summary {
         let measures = measures(d, query)?;
         let mut summary = Summary {
             dataset: d,
-            conditions: crate::api::conditions(d, query.php())?,
+            conditions: crate::rows::conditions(d, query.php())?,
             group_by,
             measures,
             sort: Vec::new(),
@@ -213,6 +221,23 @@ impl Summary {
         };
         summary.sort = summary.sort_keys(query.php())?;
         Ok(summary)
+    }
+
+    /// The question in one canonical form (as [`Facets::key`]).
+    pub fn key(&self) -> String {
+        let rows = conditions_key(self.dataset, &self.conditions);
+        let limit = self.limit.map_or(String::new(), |n| format!(" limit {n}"));
+        let sort: Vec<String> = (self.sort.iter())
+            .map(|(key, desc)| format!("{key:?}{}", if *desc { " desc" } else { "" }))
+            .collect();
+        let groups = self.group_by.len();
+        let columns = self.output_names();
+        format!(
+            "summary of {rows}: {} by {} sort {}{limit}",
+            columns[groups..].join(","),
+            columns[..groups].join(","),
+            sort.join(",")
+        )
     }
 
     /// Its output columns, in order: the group keys, `count`, the measures.

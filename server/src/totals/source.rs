@@ -14,9 +14,9 @@ use rusqlite::Connection;
 use roadtraffic_catalog::totals::{stat_column, RECORDS};
 use roadtraffic_catalog::{Column, Dataset, DATASETS};
 
-use crate::api::{Condition, Envelope, ListRequest, Plan};
 use crate::error::ApiError;
 use crate::release::Release;
+use crate::rows::{Condition, Plan, Reading, Rows};
 
 /// The tables of totals of a release that hold its totals: each filled one, by dataset
 /// (kept with the release, learnt on its first question). A rollup left empty by the loader
@@ -68,10 +68,7 @@ pub enum Source {
     /// The runs table, as `u`.
     Runs,
     /// The dataset's table, through the listing's SQL.
-    Table {
-        plan: Box<ListRequest>,
-        joined: bool,
-    },
+    Table { plan: Box<Rows>, joined: bool },
 }
 
 /// Whether every filter is on one of `columns` (or keeps nothing).
@@ -105,14 +102,12 @@ impl Source {
         if !measures && d.runs_table().is_some() && fits(d.run_columns) {
             return Source::Runs;
         }
-        let plan = ListRequest {
+        let plan = Rows {
             dataset: d,
             conditions: conditions.to_vec(),
             sort: Vec::new(),
             fields: Vec::new(),
-            page: None,
-            envelope: Envelope::Laravel,
-            features: None,
+            reading: Reading::All,
         };
         let joined = Plan(&plan).sql().joined;
         Source::Table {

@@ -1,79 +1,75 @@
-//! A summary's rows written as JSON (an array of objects), CSV (a header, then a line per
-//! row) or NDJSON (an object per line). Keys and measures are written as SQLite gives them,
-//! averages as their decimal text: a JSON number either way.
+//! A summary's rows, written by the forms' writers (`forms::Spec::of_summary`: a JSON array,
+//! CSV, NDJSON), each row a record: a JSON object of its columns, or its cells. Keys and
+//! measures are written as SQLite gives them, averages as their decimal text: a JSON number
+//! either way.
 
 use rusqlite::types::Value as SqlValue;
 
 use roadtraffic_catalog::json;
 
 use super::summary::{Cell, SummaryRows};
-use crate::downloads::csv_text;
-use crate::downloads::layout::Quoting;
-use crate::forms::Form;
+use crate::error::ApiError;
+use crate::forms::{CellValue, Form, Record, Spec};
+use crate::rows::Found;
 
 /// A summary's rows in `form` (JSON, CSV or NDJSON: `api::SUMMARY_FORMS`).
-pub fn write(form: Form, summary: &SummaryRows) -> Vec<u8> {
+pub fn write(form: Form, summary: &SummaryRows) -> Result<Vec<u8>, ApiError> {
     let mut out = Vec::with_capacity(64 + summary.rows.len() * 64);
-    match form {
-        Form::Ndjson => {
-            for row in &summary.rows {
-                object(&mut out, &summary.names, row);
-                out.push(b'\n');
-            }
-        }
-        Form::Csv => {
-            let names = summary
-                .names
-                .iter()
-                .map(|n| Cell::Value(SqlValue::Text(n.clone())));
-            csv_line(&mut out, &names.collect::<Vec<_>>());
-            for row in &summary.rows {
-                csv_line(&mut out, row);
-            }
-        }
-        _ => {
-            out.push(b'[');
-            for (i, row) in summary.rows.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                object(&mut out, &summary.names, row);
-            }
-            out.push(b']');
-        }
+    let mut writer = Spec::of_summary(form, summary.names.clone());
+    writer.open(&mut out, &Found::All)?;
+    for row in &summary.rows {
+        let mut record = Row {
+            names: &summary.names,
+            cells: row,
+        };
+        writer.record(&mut out, &mut record)?;
     }
-    out
+    writer.close(&mut out, &Found::All, summary.rows.len())?;
+    Ok(out)
 }
 
-fn object(out: &mut Vec<u8>, names: &[String], row: &[Cell]) {
-    out.push(b'{');
-    for (i, (name, cell)) in names.iter().zip(row).enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        json::string(out, name);
-        out.push(b':');
-        match cell {
-            Cell::Value(v) => json::value(out, v.into()),
-            Cell::Decimal(d) => out.extend_from_slice(d.as_bytes()),
-        }
-    }
-    out.push(b'}');
+/// A summary's row as a record.
+struct Row<'a> {
+    names: &'a [String],
+    cells: &'a [Cell],
 }
 
-fn csv_line(out: &mut Vec<u8>, row: &[Cell]) {
-    for (i, cell) in row.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+impl Record for Row<'_> {
+    fn json(&mut self, out: &mut Vec<u8>) -> Result<(), ApiError> {
+        out.push(b'{');
+        for (i, (name, cell)) in self.names.iter().zip(self.cells).enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            json::string(out, name);
+            out.push(b':');
+            match cell {
+                Cell::Value(v) => json::value(out, v.into()),
+                Cell::Decimal(d) => out.extend_from_slice(d.as_bytes()),
+            }
         }
-        match cell {
-            Cell::Value(SqlValue::Null) => {}
-            Cell::Value(SqlValue::Integer(n)) => json::int(out, *n),
-            Cell::Value(SqlValue::Real(f)) => out.extend_from_slice(f.to_string().as_bytes()),
-            Cell::Value(SqlValue::Text(t)) => csv_text(out, t.as_bytes(), Quoting::WhereNeeded),
-            Cell::Value(SqlValue::Blob(b)) => csv_text(out, b, Quoting::WhereNeeded),
-            Cell::Decimal(d) => out.extend_from_slice(d.as_bytes()),
-        }
+        out.push(b'}');
+        Ok(())
     }
-    out.push(b'\n');
+
+    fn feature(&mut self, _: &mut Vec<u8>) -> Result<(), ApiError> {
+        Err(ApiError::internal("a summary's row has no place"))
+    }
+
+    fn cells(
+        &mut self,
+        each: &mut dyn FnMut(CellValue) -> Result<(), ApiError>,
+    ) -> Result<(), ApiError> {
+        for cell in self.cells {
+            each(match cell {
+                Cell::Value(SqlValue::Null) => CellValue::Null,
+                Cell::Value(SqlValue::Integer(n)) => CellValue::Integer(*n),
+                Cell::Value(SqlValue::Real(f)) => CellValue::Real(*f),
+                Cell::Value(SqlValue::Text(t)) => CellValue::Text(t.as_bytes()),
+                Cell::Value(SqlValue::Blob(b)) => CellValue::Text(b),
+                Cell::Decimal(d) => CellValue::Decimal(d),
+            })?;
+        }
+        Ok(())
+    }
 }

@@ -10,12 +10,9 @@ use rusqlite::types::Value as SqlValue;
 use roadtraffic_catalog::ValueType;
 
 use super::RevisionsRequest;
-use crate::api::envelope::Envelope;
-use crate::api::params::ListRequest;
-use crate::api::plan::Plan;
-use crate::api::Window;
 use crate::error::ApiError;
 use crate::release::TimedConnection;
+use crate::rows::{Plan, Reading, Rows, Window};
 
 /// A natural key's values, in the catalogue's order of its columns.
 pub type Key = Vec<SqlValue>;
@@ -122,21 +119,19 @@ impl<'s> Cursor<'s> {
     }
 }
 
-/// The request whose plan gives the keys' FROM and WHERE: the filters, and (when the key's
-/// first column is a run column, as a raw count's count point) sorted by it, so that the
-/// runs, whose index holds it, are joined and read in its order rather than every row sorted.
-fn key_request(request: &RevisionsRequest) -> ListRequest {
+/// The rows whose plan gives the keys' FROM and WHERE: the filters, and (when the key's first
+/// column is a run column, as a raw count's count point) sorted by it, so that the runs, whose
+/// index holds it, are joined and read in its order rather than every row sorted.
+fn key_request(request: &RevisionsRequest) -> Rows {
     let d = request.dataset;
     let first = d.natural_key.first().and_then(|k| d.column(k));
     let by_runs = first.filter(|c| d.run_columns.contains(&c.name));
-    ListRequest {
+    Rows {
         dataset: d,
         conditions: request.conditions.clone(),
         sort: by_runs.map(|c| (c, false)).into_iter().collect(),
         fields: d.natural_key.iter().filter_map(|k| d.column(k)).collect(),
-        page: None,
-        envelope: Envelope::Laravel,
-        features: None,
+        reading: Reading::All,
     }
 }
 

@@ -19,12 +19,11 @@ use std::time::{Duration, Instant};
 
 use roadtraffic_catalog::{Column, Dataset};
 
-use super::envelope::PageNumber;
-use super::params::{self, Condition};
 use crate::error::ApiError;
 use crate::query::php::{self, Param, Params};
 use crate::query::Query;
 use crate::release::Release;
+use crate::rows::{self, Condition, PageNumber, Window};
 
 /// What follows a listing's path for the revisions of its records.
 pub const REVISIONS: &str = "/revisions";
@@ -70,12 +69,12 @@ impl RevisionsRequest {
                 )));
             }
         }
-        let (number, size) = params::page(params, max_page_size)?;
+        let (number, size) = rows::page_asked(params, max_page_size)?;
         let sized = matches!(php::get(params, "page"), Some(Param::Map(page)) if page.iter().any(|(k, _)| k == "size"));
         Ok(RevisionsRequest {
             dataset: d,
-            conditions: params::conditions(d, params)?,
-            fields: params::fields(d, params)?,
+            conditions: rows::conditions(d, params)?,
+            fields: rows::fields(d, params)?,
             page: (number, if sized { size } else { DEFAULT_KEYS }),
         })
     }
@@ -119,7 +118,7 @@ impl RevisionsRequest {
             .map(|k| k.release.timed_connection(time_limit))
             .collect::<Result<Vec<_>, _>>()?;
         let (number, size) = &self.page;
-        let window = super::Window {
+        let window = Window {
             offset: (number.value() - 1).saturating_mul(*size),
             size: *size,
         };

@@ -9,12 +9,10 @@ use roadtraffic_catalog::{json, Source};
 
 use super::keys::Key;
 use super::{Deadline, RevisionsRequest};
-use crate::api::envelope::Envelope;
-use crate::api::paging::RowQuery;
-use crate::api::params::{Condition, ListRequest};
-use crate::api::JsonRecord;
 use crate::error::ApiError;
+use crate::forms::JsonRecord;
 use crate::release::{Release, TimedConnection};
+use crate::rows::{Condition, Reading, RowQuery, Rows};
 
 /// One release's side: its name, and how a key's record is read and written in it.
 pub struct Side<'a> {
@@ -38,16 +36,14 @@ impl<'a> Side<'a> {
             .filter_map(|k| d.column(k))
             .map(|c| Condition::In(c, vec![SqlValue::Null]))
             .collect();
-        let lookup = ListRequest {
+        let lookup = Rows {
             dataset: d,
             conditions,
             sort: Vec::new(),
             fields: request.fields.clone(),
-            page: None,
-            envelope: Envelope::Laravel,
-            features: None,
+            reading: Reading::All,
         };
-        let record = JsonRecord::of(&lookup, release);
+        let record = JsonRecord::of(&lookup, release, false);
         let sql = RowQuery::all(&record.sql(&lookup)).sql;
         Side {
             name,

@@ -1,23 +1,25 @@
-//! A listing's rows as GeoJSON features (RFC 7946): each a `Point` at the record's own
-//! coordinates with the record as its `properties`, or `"geometry": null` for a record without
-//! them (never a made-up point). Written from the same SQL and record writers as the JSON
-//! records, with the feature's id and coordinates selected after them (`Sql::extras`).
+//! The GeoJSON form (RFC 7946): a `FeatureCollection` of a dataset's rows, each a feature (a
+//! `Point` at the record's own coordinates with the record as its `properties`, or `"geometry":
+//! null` for a record without them: never a made-up point), then what the collection says of
+//! them: nothing for a whole one, its counts and links for a page ([`Members`]; the API's page
+//! here, OGC's window in `ogc::items`). One writer for the API's `.geojson` and pages and for
+//! OGC's items. Features are written from the same SQL and record writers as the JSON records,
+//! with the feature's id and coordinates selected after them (`Sql::extras`).
 
 use rusqlite::types::ValueRef;
 
 use roadtraffic_catalog::json;
 use roadtraffic_catalog::places::{EASTING, LATITUDE, LONGITUDE, NORTHING};
 
-use super::envelope::{Page, PageNumber, PageUrls};
-use super::paging::RowQuery;
-use super::params::ListRequest;
-use super::plan::{Plan, Sql};
-use super::records::{Distance, JsonRecord};
+use super::envelope::{page_of, PageUrls};
+use super::links::{self, Escaping, Link};
+use super::record::{Distance, JsonRecord};
+use super::writer::{Record, Writer};
 use crate::error::ApiError;
 use crate::query::Params;
 use crate::release::Release;
+use crate::rows::{Found, PageNumber, Plan, Rows, Sql};
 use crate::spatial::Crs;
-use crate::stream::Body;
 
 /// How many columns the geometry adds to a row: the id, x and y.
 const GEOMETRY_COLUMNS: usize = 3;
@@ -34,18 +36,18 @@ pub struct FeatureWriter {
 }
 
 impl FeatureWriter {
-    pub fn of(request: &ListRequest, release: &Release, crs: Crs) -> Self {
+    pub fn of(rows: &Rows, release: &Release, crs: Crs) -> Self {
         FeatureWriter {
-            record: JsonRecord::of(request, release),
-            distance: Distance::of(request, GEOMETRY_COLUMNS),
+            record: JsonRecord::of(rows, release, false),
+            distance: Distance::of(rows, GEOMETRY_COLUMNS),
             crs,
         }
     }
 
-    /// The request's SQL: the record writer's, then the distance if asked, then the geometry.
-    pub fn sql(&self, request: &ListRequest) -> Sql {
-        let mut sql = self.record.sql(request);
-        let plan = Plan(request);
+    /// The SQL of the rows: the record writer's, then the distance if asked, then the geometry.
+    pub fn sql(&self, rows: &Rows) -> Sql {
+        let mut sql = self.record.sql(rows);
+        let plan = Plan(rows);
         let (x, y) = match self.crs {
             Crs::Crs84 => (LONGITUDE, LATITUDE),
             Crs::BritishNationalGrid => (EASTING, NORTHING),
@@ -127,83 +129,103 @@ fn coordinate(v: ValueRef) -> Option<f64> {
     .filter(|v: &f64| v.is_finite())
 }
 
-/// The rows of a query as a JSON array of features.
-pub fn write_features(
-    conn: &rusqlite::Connection,
-    query: &RowQuery,
-    writer: &mut FeatureWriter,
-    body: &mut Body,
-) -> Result<usize, ApiError> {
-    let mut stmt = conn.prepare_cached(&query.sql)?;
-    let mut rows = stmt.query(rusqlite::params_from_iter(query.args.iter()))?;
-    body.buf.push(b'[');
-    let mut written = 0;
-    while let Some(row) = rows.next()? {
-        if written > 0 {
-            body.buf.push(b',');
-        }
-        writer.write(conn, &mut body.buf, row)?;
-        written += 1;
-        body.flush_if_full()?;
+/// What a `FeatureCollection` says after its features: its counts and links, for a page.
+pub trait Members {
+    /// Writes `,"member":...` for each member (nothing for none).
+    fn write(&self, out: &mut Vec<u8>, found: &Found, returned: usize) -> Result<(), ApiError>;
+}
+
+impl Members for Box<dyn Members + Send> {
+    fn write(&self, out: &mut Vec<u8>, found: &Found, returned: usize) -> Result<(), ApiError> {
+        self.as_ref().write(out, found, returned)
     }
-    body.buf.push(b']');
-    Ok(written)
 }
 
-/// Every feature of an unpaginated request, as a `FeatureCollection`.
-pub fn write_collection(
-    conn: &rusqlite::Connection,
-    request: &ListRequest,
-    writer: &mut FeatureWriter,
-    body: &mut Body,
-) -> Result<(), ApiError> {
-    let sql = writer.sql(request);
-    body.buf
-        .extend_from_slice(b"{\"type\":\"FeatureCollection\",\"features\":");
-    write_features(conn, &RowQuery::all(&sql), writer, body)?;
-    body.buf.push(b'}');
-    Ok(())
+/// A whole collection says nothing more.
+pub struct Whole;
+
+impl Members for Whole {
+    fn write(&self, _: &mut Vec<u8>, _: &Found, _: usize) -> Result<(), ApiError> {
+        Ok(())
+    }
 }
 
-/// After a page's features: `numberMatched`, `numberReturned` (as OGC API - Features names
-/// them) and `links` to this page and the first, previous, next and last, as the envelope's
-/// page URLs.
-pub fn write_page_tail(
-    out: &mut Vec<u8>,
-    page: &Page,
-    returned: usize,
-    path: &str,
-    params: &Params,
-) {
-    let urls = PageUrls::new(path, params);
-    let (current, last) = (page.number.value(), page.last_page());
-    out.extend_from_slice(b",\"numberMatched\":");
-    json::int(out, page.total);
-    out.extend_from_slice(b",\"numberReturned\":");
-    json::int(out, returned as i64);
-    out.extend_from_slice(b",\"links\":[");
-    let next = (current < last).then(|| PageNumber::Small(current + 1));
-    let links = [
-        ("self", Some(page.number.clone())),
-        ("first", Some(PageNumber::Small(1))),
-        ("prev", page.number.previous()),
-        ("next", next),
-        ("last", Some(PageNumber::Small(last))),
-    ];
-    let mut first = true;
-    for (rel, number) in links {
-        let Some(number) = number else { continue };
-        if !first {
+/// Features as a `FeatureCollection`, and `members` after them.
+pub struct FeatureCollection<M> {
+    written: usize,
+    members: M,
+}
+
+impl<M: Members> FeatureCollection<M> {
+    pub fn new(members: M) -> Self {
+        FeatureCollection {
+            written: 0,
+            members,
+        }
+    }
+}
+
+impl<M: Members> Writer for FeatureCollection<M> {
+    fn open(&mut self, out: &mut Vec<u8>, _: &Found) -> Result<(), ApiError> {
+        out.extend_from_slice(b"{\"type\":\"FeatureCollection\",\"features\":[");
+        Ok(())
+    }
+
+    fn record(&mut self, out: &mut Vec<u8>, record: &mut dyn Record) -> Result<(), ApiError> {
+        if self.written > 0 {
             out.push(b',');
         }
-        first = false;
-        out.extend_from_slice(b"{\"href\":");
-        urls.write(out, Some(&number));
-        out.extend_from_slice(b",\"rel\":");
-        json::string(out, rel);
-        out.extend_from_slice(b",\"type\":\"application/geo+json\"}");
+        self.written += 1;
+        record.feature(out)
     }
-    out.extend_from_slice(b"]}");
+
+    fn close(&mut self, out: &mut Vec<u8>, found: &Found, written: usize) -> Result<(), ApiError> {
+        out.push(b']');
+        self.members.write(out, found, written)?;
+        out.push(b'}');
+        Ok(())
+    }
+}
+
+/// A page of the API's listing as GeoJSON (asked by `Accept`): `numberMatched`,
+/// `numberReturned` (as OGC API - Features names them) and `links` to this page and the first,
+/// previous, next and last, as the envelope's page URLs, escaped as the API's JSON is.
+pub struct ApiPage {
+    pub path: String,
+    pub params: Params,
+}
+
+impl Members for ApiPage {
+    fn write(&self, out: &mut Vec<u8>, found: &Found, returned: usize) -> Result<(), ApiError> {
+        let page = page_of(found)?;
+        let urls = PageUrls::new(&self.path, &self.params);
+        let (current, last) = (page.number.value(), page.last_page());
+        out.extend_from_slice(b",\"numberMatched\":");
+        json::int(out, page.total);
+        out.extend_from_slice(b",\"numberReturned\":");
+        json::int(out, returned as i64);
+        out.extend_from_slice(b",\"links\":");
+        let next = (current < last).then(|| PageNumber::Small(current + 1));
+        let pages = [
+            ("self", Some(page.number.clone())),
+            ("first", Some(PageNumber::Small(1))),
+            ("prev", page.number.previous()),
+            ("next", next),
+            ("last", Some(PageNumber::Small(last))),
+        ];
+        let links: Vec<Link> = (pages.into_iter())
+            .filter_map(|(rel, number)| {
+                Some(Link {
+                    href: urls.url(&number?),
+                    rel,
+                    media: crate::forms::Form::GeoJson.media(),
+                    title: None,
+                })
+            })
+            .collect();
+        links::write(out, &links, Escaping::Php);
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,14 @@
-//! Laravel's pagination envelope: its keys in order, its arithmetic, its page URLs and links;
-//! and which envelope a listing is written in (this one, or the legacy one of `legacy`).
+//! Laravel's pagination envelope around a page of records (the JSON form of a paginated
+//! listing): its keys in order, its page URLs and links; and which envelope a listing is written
+//! in (this one, or the 2019-2020 one of `legacy`).
 
 use roadtraffic_catalog::json;
 
+use super::json::JsonArray;
+use super::writer::{Record, Writer};
+use crate::error::ApiError;
 use crate::query::php::{self, Params};
+use crate::rows::{Found, Page, PageNumber};
 
 /// Which envelope a listing is written in: chosen by the base path it was asked under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -13,104 +18,6 @@ pub enum Envelope {
     Laravel,
     /// The 2019-2020 one, under `--legacy-base-path`.
     Legacy,
-}
-
-/// A requested page number: any positive integer. One past `i64::MAX` can only be past the
-/// last page; its digits are kept so that the envelope writes it, and the page before it,
-/// back exactly.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PageNumber {
-    Small(i64),
-    /// Decimal digits, no leading zero, greater than `i64::MAX`.
-    Huge(String),
-}
-
-impl PageNumber {
-    /// From decimal digits (any number of them); `None` for zero.
-    pub fn from_digits(digits: &str) -> Option<PageNumber> {
-        let digits = digits.trim_start_matches('0');
-        if digits.is_empty() {
-            return None;
-        }
-        Some(match digits.parse::<i64>() {
-            Ok(n) => PageNumber::Small(n),
-            Err(_) => PageNumber::Huge(digits.to_string()),
-        })
-    }
-
-    /// The number, or `i64::MAX` for one beyond it (every page arithmetic saturates).
-    pub fn value(&self) -> i64 {
-        match self {
-            PageNumber::Small(n) => *n,
-            PageNumber::Huge(_) => i64::MAX,
-        }
-    }
-
-    /// The page before this one, if any.
-    pub(super) fn previous(&self) -> Option<PageNumber> {
-        match self {
-            PageNumber::Small(n) => (*n > 1).then(|| PageNumber::Small(n - 1)),
-            PageNumber::Huge(digits) => PageNumber::from_digits(&decrement(digits)),
-        }
-    }
-
-    pub(super) fn write(&self, out: &mut Vec<u8>) {
-        match self {
-            PageNumber::Small(n) => json::int(out, *n),
-            PageNumber::Huge(digits) => out.extend_from_slice(digits.as_bytes()),
-        }
-    }
-}
-
-impl std::fmt::Display for PageNumber {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PageNumber::Small(n) => write!(f, "{n}"),
-            PageNumber::Huge(digits) => f.write_str(digits),
-        }
-    }
-}
-
-/// A positive decimal number minus one, in decimal.
-fn decrement(digits: &str) -> String {
-    let mut out: Vec<u8> = digits.bytes().collect();
-    for d in out.iter_mut().rev() {
-        if *d == b'0' {
-            *d = b'9';
-        } else {
-            *d -= 1;
-            break;
-        }
-    }
-    String::from_utf8(out).unwrap_or_default()
-}
-
-/// One page of a listing, as the envelope describes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Page {
-    pub number: PageNumber,
-    pub size: i64,
-    pub total: i64,
-}
-
-impl Page {
-    pub fn last_page(&self) -> i64 {
-        ((self.total + self.size - 1) / self.size).max(1)
-    }
-    /// 0-based position of the first record of the page.
-    pub fn offset(&self) -> i64 {
-        (self.number.value() - 1).saturating_mul(self.size)
-    }
-    /// `from` and `to`: 1-based positions of the first and last record, when there are any.
-    pub fn range(&self) -> Option<(i64, i64)> {
-        let first = self.offset().saturating_add(1);
-        (first <= self.total).then(|| {
-            (
-                first,
-                self.offset().saturating_add(self.size).min(self.total),
-            )
-        })
-    }
 }
 
 /// Laravel's `UrlWindow` with 3 pages on each side: `None` stands for a `...` gap.
@@ -141,7 +48,9 @@ pub fn window(last: i64, current: i64) -> Vec<Option<i64>> {
 /// The URLs of a listing's pages, as JSON strings: what comes before the page number is
 /// escaped once, not once per URL (an envelope holds up to 16 of them).
 pub struct PageUrls {
-    /// `"<path>?<query>page%5Bnumber%5D=`, escaped, with no closing quote.
+    /// `<path>?<query>page%5Bnumber%5D=`.
+    url: String,
+    /// The same escaped as a JSON string, with no closing quote.
     open: Vec<u8>,
 }
 
@@ -151,7 +60,12 @@ impl PageUrls {
         let url = format!("{path}?{}", php::page_query_to_number(params));
         json::string(&mut open, &url);
         open.pop(); // the closing quote, which follows the number
-        PageUrls { open }
+        PageUrls { url, open }
+    }
+
+    /// The URL of page `n`.
+    pub fn url(&self, n: &PageNumber) -> String {
+        format!("{}{n}", self.url)
     }
 
     /// The URL of page `n`, as a JSON string (or `null` when there is no such page).
@@ -165,15 +79,55 @@ impl PageUrls {
     }
 }
 
-/// The envelope up to its `data`: the rows are written straight after it, then [`write_tail`].
-pub fn write_head(out: &mut Vec<u8>, page: &Page) {
-    out.extend_from_slice(b"{\"current_page\":");
-    page.number.write(out);
-    out.extend_from_slice(b",\"data\":");
+/// A page of records in Laravel's envelope, its page URLs at `path` with the request's
+/// parameters.
+pub struct Laravel {
+    pub path: String,
+    pub params: Params,
+    records: JsonArray,
+}
+
+impl Laravel {
+    pub fn new(path: String, params: Params) -> Laravel {
+        Laravel {
+            path,
+            params,
+            records: JsonArray::default(),
+        }
+    }
+}
+
+/// The page a page's envelope is of.
+pub fn page_of(found: &Found) -> Result<&Page, ApiError> {
+    match found {
+        Found::Page(page) => Ok(page),
+        _ => Err(ApiError::internal("an envelope of no page")),
+    }
+}
+
+impl Writer for Laravel {
+    /// The envelope up to its `data`: the records are written straight after it.
+    fn open(&mut self, out: &mut Vec<u8>, found: &Found) -> Result<(), ApiError> {
+        out.extend_from_slice(b"{\"current_page\":");
+        page_of(found)?.number.write(out);
+        out.extend_from_slice(b",\"data\":");
+        self.records.open(out, found)
+    }
+
+    fn record(&mut self, out: &mut Vec<u8>, record: &mut dyn Record) -> Result<(), ApiError> {
+        self.records.record(out, record)
+    }
+
+    /// The envelope after its `data`: page URLs, links, and the arithmetic.
+    fn close(&mut self, out: &mut Vec<u8>, found: &Found, written: usize) -> Result<(), ApiError> {
+        self.records.close(out, found, written)?;
+        write_tail(out, page_of(found)?, &self.path, &self.params);
+        Ok(())
+    }
 }
 
 /// The envelope after its `data`: page URLs, links, and the arithmetic.
-pub fn write_tail(out: &mut Vec<u8>, page: &Page, path: &str, params: &Params) {
+fn write_tail(out: &mut Vec<u8>, page: &Page, path: &str, params: &Params) {
     let urls = PageUrls::new(path, params);
     let last = page.last_page();
     let current = page.number.value();
@@ -262,39 +216,5 @@ mod tests {
         assert_eq!(w(100, 93), "1 2 ... 90 91 92 93 94 95 96 ... 99 100");
         assert_eq!(w(100, 94), "1 2 ... 91 92 93 94 95 96 97 98 99 100");
         assert_eq!(w(100, 500), "1 2 ... 91 92 93 94 95 96 97 98 99 100");
-    }
-
-    #[test]
-    fn arithmetic() {
-        let page = |number: i64, total: i64| Page {
-            number: PageNumber::Small(number),
-            size: 10,
-            total,
-        };
-        assert_eq!(
-            (page(3, 25).last_page(), page(3, 25).range()),
-            (3, Some((21, 25)))
-        );
-        assert_eq!(page(4, 25).range(), None);
-        assert_eq!((page(1, 0).last_page(), page(1, 0).range()), (1, None));
-    }
-
-    #[test]
-    fn page_numbers_of_any_size() {
-        let huge = PageNumber::from_digits("0009223372036854775808").unwrap();
-        assert_eq!(huge, PageNumber::Huge("9223372036854775808".into()));
-        assert_eq!(huge.previous(), Some(PageNumber::Small(i64::MAX)));
-        let more = PageNumber::from_digits("100000000000000000000000").unwrap();
-        assert_eq!(
-            more.previous().unwrap().to_string(),
-            "99999999999999999999999"
-        );
-        assert_eq!(PageNumber::from_digits("000"), None);
-        let page = Page {
-            number: more,
-            size: 250,
-            total: 1000,
-        };
-        assert_eq!(page.range(), None);
     }
 }

@@ -1,5 +1,6 @@
-//! The columns of a downloaded CSV file, their headers and their quoting, as the catalogue
-//! declares them: DfT's national files, its per-area split files, or a listing's own fields.
+//! The columns of a CSV or Parquet file of a dataset's rows, their headers and their quoting,
+//! as the catalogue declares them: DfT's national files, its per-area split files, or a
+//! listing's own fields; and the names of the areas some of them show.
 
 use std::collections::HashMap;
 
@@ -46,6 +47,8 @@ pub enum CellValue<'a> {
     Null,
     Integer(i64),
     Real(f64),
+    /// A decimal written as is (a summary's average, rounded).
+    Decimal(&'a str),
     Text(&'a [u8]),
 }
 

@@ -11,7 +11,7 @@ use arrow_schema::{DataType, Field};
 
 use roadtraffic_catalog::{dates, Column, Domain, ValueType};
 
-use crate::downloads::layout::{Cell, CellValue};
+use crate::forms::layout::{Cell, CellValue};
 
 /// The Parquet (Arrow) type of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +93,11 @@ impl Builder {
     }
 
     pub fn append(&mut self, value: CellValue) -> Result<(), Misfit> {
+        // A decimal is read as its text is: a number where the column has numbers.
+        let value = match value {
+            CellValue::Decimal(d) => CellValue::Text(d.as_bytes()),
+            other => other,
+        };
         match self {
             Builder::Int32(b) => b.append_option(
                 integer(value)?
@@ -108,6 +113,7 @@ impl Builder {
                 CellValue::Text(t) => b.append_value(String::from_utf8_lossy(t)),
                 CellValue::Integer(i) => b.append_value(i.to_string()),
                 CellValue::Real(f) => b.append_value(f.to_string()),
+                CellValue::Decimal(d) => b.append_value(d),
             },
         }
         Ok(())
@@ -143,7 +149,7 @@ fn integer(value: CellValue) -> Result<Option<i64>, Misfit> {
             .and_then(|s| s.trim().parse().ok())
             .map(Some)
             .ok_or_else(|| misfit(value, "an integer")),
-        CellValue::Real(_) => Err(misfit(value, "an integer")),
+        CellValue::Real(_) | CellValue::Decimal(_) => Err(misfit(value, "an integer")),
     }
 }
 
@@ -158,6 +164,7 @@ fn float(value: CellValue) -> Result<Option<f64>, Misfit> {
             .filter(|f| f.is_finite())
             .map(Some)
             .ok_or_else(|| misfit(value, "a number")),
+        CellValue::Decimal(d) => d.parse().map(Some).map_err(|_| misfit(value, "a number")),
     }
 }
 

@@ -12,10 +12,11 @@ use std::sync::Arc;
 
 use rusqlite::types::Value as SqlValue;
 
-use super::envelope::Page;
 use super::filter_sets::{FilterSet, FilterSets, CHECKPOINT_EVERY};
-use super::params::{Condition, ListRequest};
+use super::page::Page;
+use super::params::Condition;
 use super::plan::{Plan, Sql};
+use super::{Reading, Rows};
 use crate::error::ApiError;
 use crate::release::Release;
 
@@ -35,6 +36,15 @@ impl RowQuery {
     }
 }
 
+/// What was found of the rows asked for: every one, or a page or a window of them with how many
+/// match in all.
+#[derive(Debug, Clone)]
+pub enum Found {
+    All,
+    Page(Page),
+    Window { window: Window, matched: i64 },
+}
+
 /// A run of rows of a listing: `size` rows after the first `offset`.
 #[derive(Debug, Clone, Copy)]
 pub struct Window {
@@ -45,40 +55,46 @@ pub struct Window {
 /// Finds a request's page in its release, learning and keeping its filter set when it has
 /// one.
 pub struct Pager<'a> {
-    pub request: &'a ListRequest,
+    pub request: &'a Rows,
     pub release: &'a Release,
-    pub filter_sets: &'a FilterSets,
+    /// Where filter sets are kept once learnt; without it, a page's set is learnt each time.
+    pub filter_sets: Option<&'a FilterSets>,
 }
 
 impl Pager<'_> {
-    /// The requested page of a paginated listing (its total counted), and the query of its
-    /// rows; `None` past the last page.
-    pub fn page(
+    /// What the rows asked for are (all of them, or the page or window asked, its total
+    /// counted), and the query that reads them; `None` past the last page.
+    pub fn find(
         &self,
         conn: &rusqlite::Connection,
         sql: &Sql,
-    ) -> Result<(Page, Option<RowQuery>), ApiError> {
-        let Some((number, size)) = self.request.page.clone() else {
-            return Err(ApiError::internal("a page of an unpaginated listing"));
-        };
-        let window = Window {
-            offset: (number.value() - 1).saturating_mul(size),
-            size,
-        };
-        let (total, rows) = self.window(conn, sql, window)?;
-        Ok((
-            Page {
-                number,
-                size,
-                total,
-            },
-            rows,
-        ))
+    ) -> Result<(Found, Option<RowQuery>), ApiError> {
+        match &self.request.reading {
+            Reading::All => Ok((Found::All, Some(RowQuery::all(sql)))),
+            Reading::Page(number, size) => {
+                let window = Window {
+                    offset: (number.value() - 1).saturating_mul(*size),
+                    size: *size,
+                };
+                let (total, rows) = self.window(conn, sql, window)?;
+                let page = Page {
+                    number: number.clone(),
+                    size: *size,
+                    total,
+                };
+                Ok((Found::Page(page), rows))
+            }
+            Reading::Window(window) => {
+                let (matched, rows) = self.window(conn, sql, *window)?;
+                let window = *window;
+                Ok((Found::Window { window, matched }, rows))
+            }
+        }
     }
 
     /// The rows of `window` (whatever its offset: OGC's `offset` and `limit`), with how many
     /// rows the request matches; `None` when the window starts past the last.
-    pub fn window(
+    fn window(
         &self,
         conn: &rusqlite::Connection,
         sql: &Sql,
@@ -116,12 +132,17 @@ impl Pager<'_> {
             };
             return Ok(Some(Arc::new(nothing)));
         }
+        let Some(filter_sets) = self.filter_sets else {
+            return self
+                .learn_filter_set(conn, sql)
+                .map(|set| Some(Arc::new(set)));
+        };
         let key = Plan(self.request).total_key();
-        if let Some(set) = self.filter_sets.get(&key)? {
+        if let Some(set) = filter_sets.get(&key)? {
             return Ok(Some(set));
         }
         let set = self.learn_filter_set(conn, sql)?;
-        self.filter_sets.remember(key, set).map(Some)
+        filter_sets.remember(key, set).map(Some)
     }
 
     /// Seeks to the checkpoint at or before the page's first row, then skips fewer than

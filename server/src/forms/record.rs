@@ -1,6 +1,6 @@
-//! A listing's records: its rows from SQLite straight to PHP-style JSON bytes, field by field,
-//! run by run, or copied whole from the records the loader wrote, flushed in chunks so that a
-//! page of any size is written in bounded memory.
+//! A row as its JSON record: from SQLite straight to PHP-style JSON bytes, field by field, run
+//! by run, or copied whole from the records the loader wrote; with its distance when `near` is
+//! asked. What every JSON form of a listing writes for each row (`Reads::Json`).
 
 use std::ops::RangeInclusive;
 
@@ -8,41 +8,10 @@ use roadtraffic_catalog::legacy::{retired_fields, RetiredFields};
 use roadtraffic_catalog::record::{self, RecordLayout, RunFragments, SplitLayout};
 use rusqlite::types::ValueRef;
 
-use super::envelope::Envelope;
-use super::paging::RowQuery;
-use super::params::ListRequest;
-use super::plan::{column_list, Plan, Sql, ThenJoin};
 use crate::error::ApiError;
 use crate::release::Release;
+use crate::rows::{column_list, Plan, Rows, Sql, ThenJoin};
 use crate::spatial;
-use crate::stream::Body;
-
-/// The rows of a query as a JSON array of records (each with its distance when asked).
-pub fn write_rows(
-    conn: &rusqlite::Connection,
-    query: &RowQuery,
-    record: &mut JsonRecord,
-    distance: Option<Distance>,
-    body: &mut Body,
-) -> Result<(), ApiError> {
-    let mut stmt = conn.prepare_cached(&query.sql)?;
-    let mut rows = stmt.query(rusqlite::params_from_iter(query.args.iter()))?;
-    body.buf.push(b'[');
-    let mut first = true;
-    while let Some(row) = rows.next()? {
-        if !first {
-            body.buf.push(b',');
-        }
-        first = false;
-        record.write(conn, &mut body.buf, row)?;
-        if let Some(distance) = &distance {
-            distance.append(&mut body.buf, row)?;
-        }
-        body.flush_if_full()?;
-    }
-    body.buf.push(b']');
-    Ok(())
-}
 
 /// The `distance_m` a record gains when `filter[near]` is asked (a deviation from the public
 /// service, which has no such filter): read from the row's extras (see `Sql::extras`), the
@@ -53,9 +22,9 @@ pub struct Distance {
 }
 
 impl Distance {
-    /// The distance of a request's rows, if it asks `near`; `after` extras follow it.
-    pub fn of(request: &ListRequest, after: usize) -> Option<Distance> {
-        Plan(request).near().map(|_| Distance { from_end: after })
+    /// The distance of the rows, if they ask `near`; `after` extras follow it.
+    pub fn of(rows: &Rows, after: usize) -> Option<Distance> {
+        Plan(rows).near().map(|_| Distance { from_end: after })
     }
 
     /// The distance of a row, in metres (`None` for a row without coordinates).
@@ -104,13 +73,13 @@ pub struct RunRecords {
 }
 
 impl RunRecords {
-    fn of(request: &ListRequest, retired: Option<&RetiredFields>) -> Option<Self> {
-        let d = request.dataset;
+    fn of(rows: &Rows, retired: Option<&RetiredFields>) -> Option<Self> {
+        let d = rows.dataset;
         let (runs, own_values) = (d.runs_table()?, d.own_values_table()?);
-        if !Plan(request).keeps_runs_together() {
+        if !Plan(rows).keeps_runs_together() {
             return None; // a run looked up per row would cost more than its columns
         }
-        let layout = SplitLayout::new(d, &request.fields, retired);
+        let layout = SplitLayout::new(d, &rows.fields, retired);
         if layout.run_fields().is_empty() {
             return None;
         }
@@ -171,26 +140,28 @@ impl RunRecords {
 }
 
 impl JsonRecord {
-    pub fn of(request: &ListRequest, release: &Release) -> Self {
-        let d = request.dataset;
-        let every_field = request.fields.len() == d.stored_columns().count();
-        if every_field && request.envelope == Envelope::Laravel && release.has_rendered_records(d) {
+    /// The records of `rows` in `release`, as today's listings write them or (`legacy`) with
+    /// the fields of the 2019-2020 records too.
+    pub fn of(rows: &Rows, release: &Release, legacy: bool) -> Self {
+        let d = rows.dataset;
+        let every_field = rows.fields.len() == d.stored_columns().count();
+        if every_field && !legacy && release.has_rendered_records(d) {
             return JsonRecord::Rendered(record::rendered_table(d));
         }
-        let retired = retired_fields(d).filter(|_| request.envelope == Envelope::Legacy);
+        let retired = retired_fields(d).filter(|_| legacy);
         let split = release
             .has_long_runs(d)
-            .then(|| RunRecords::of(request, retired));
+            .then(|| RunRecords::of(rows, retired));
         match split.flatten() {
             Some(split) => JsonRecord::Split(split),
-            None => JsonRecord::Fields(RecordLayout::new(&request.fields, retired)),
+            None => JsonRecord::Fields(RecordLayout::new(&rows.fields, retired)),
         }
     }
 
-    /// The request's SQL, selecting what this writer reads: the fields; the id, then the row's
-    /// own values if the layout reads them; or the rendered record.
-    pub fn sql(&self, request: &ListRequest) -> Sql {
-        let mut sql = Plan(request).sql();
+    /// The SQL of the rows, selecting what this writer reads: the fields; the id, then the
+    /// row's own values if the layout reads them; or the rendered record.
+    pub fn sql(&self, rows: &Rows) -> Sql {
+        let mut sql = Plan(rows).sql();
         match self {
             JsonRecord::Fields(_) => {}
             JsonRecord::Split(split) => {

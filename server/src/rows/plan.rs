@@ -8,9 +8,10 @@ use std::ops::Deref;
 
 use rusqlite::types::Value as SqlValue;
 
-use roadtraffic_catalog::{Column, Source};
+use roadtraffic_catalog::{Column, Dataset, Source};
 
-use super::params::{Condition, ListRequest, Range};
+use super::params::{Condition, Range};
+use super::Rows;
 use crate::spatial::grid::GridPoint;
 use crate::spatial::{sql, Area};
 
@@ -106,12 +107,12 @@ impl Sql {
 
 /// A request's plan: its SQL, and what the SQL's shape allows (the paging and the record
 /// writers ask it).
-pub struct Plan<'a>(pub &'a ListRequest);
+pub struct Plan<'a>(pub &'a Rows);
 
 impl Deref for Plan<'_> {
-    type Target = ListRequest;
+    type Target = Rows;
 
-    fn deref(&self) -> &ListRequest {
+    fn deref(&self) -> &Rows {
         self.0
     }
 }
@@ -120,30 +121,7 @@ impl Plan<'_> {
     /// The filter set, canonical (order and letter case of text values do not matter), as
     /// the key of its cached total.
     pub fn total_key(&self) -> String {
-        let mut parts: Vec<(&str, Vec<String>)> = self
-            .conditions
-            .iter()
-            .map(|c| match c {
-                Condition::Nothing => ("", Vec::new()),
-                Condition::Within(_, area) => ("~area", vec![area.key()]),
-                Condition::Range(range) => ("~range", vec![range.key()]),
-                Condition::In(col, values) => {
-                    let mut vs: Vec<String> = values
-                        .iter()
-                        .map(|v| match v {
-                            SqlValue::Text(t) => t.to_ascii_lowercase(),
-                            other => format!("{other:?}"),
-                        })
-                        .collect();
-                    vs.sort();
-                    vs.dedup();
-                    (col.name, vs)
-                }
-            })
-            .collect();
-        parts.sort();
-        // Debug quotes and escapes every value, so no value can pass for another filter set.
-        format!("{} {:?}", self.dataset.table, parts)
+        conditions_key(self.dataset, &self.conditions)
     }
 
     pub fn is_run(&self, c: &Column) -> bool {
@@ -337,6 +315,33 @@ fn range_term(range: &Range, columns: &[String], args: &mut Vec<SqlValue>) -> Op
         true => format!("({within} OR {} IS NULL)", columns[0]),
         false => within,
     })
+}
+
+/// Conditions on a dataset's rows in one canonical form: the same rows, the same text, whatever
+/// the order of the conditions or of a list's values, their repetitions or the letter case of
+/// text (which filters ignore).
+pub fn conditions_key(d: &Dataset, conditions: &[Condition]) -> String {
+    let mut parts: Vec<(&str, Vec<String>)> = (conditions.iter())
+        .map(|c| match c {
+            Condition::Nothing => ("", Vec::new()),
+            Condition::Within(_, area) => ("~area", vec![area.key()]),
+            Condition::Range(range) => ("~range", vec![range.key()]),
+            Condition::In(col, values) => {
+                let mut vs: Vec<String> = (values.iter())
+                    .map(|v| match v {
+                        SqlValue::Text(t) => t.to_ascii_lowercase(),
+                        other => format!("{other:?}"),
+                    })
+                    .collect();
+                vs.sort();
+                vs.dedup();
+                (col.name, vs)
+            }
+        })
+        .collect();
+    parts.sort();
+    // Debug quotes and escapes every value, so no value can pass for another filter set.
+    format!("{} {:?}", d.table, parts)
 }
 
 /// Columns as a SELECT lists them, each after `prefix` (a table's alias and its dot, or

@@ -6,10 +6,10 @@ use rusqlite::types::Value as SqlValue;
 use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD};
 
-use super::envelope::{Envelope, PageNumber};
+use super::page::PageNumber;
 use crate::error::ApiError;
 use crate::query::php::{self, Param, Params};
-use crate::spatial::{Area, Crs};
+use crate::spatial::Area;
 
 pub const DEFAULT_PAGE_SIZE: i64 = 250;
 
@@ -52,24 +52,6 @@ impl Range {
 /// The filters that are not columns but areas, on a dataset with places.
 pub const BBOX: &str = "bbox";
 pub const NEAR: &str = "near";
-
-/// A listing request, checked: what `params` makes of a query string. Its methods, from
-/// parsing to written bytes, are all in `listing`.
-#[derive(Debug)]
-pub struct ListRequest {
-    pub dataset: &'static Dataset,
-    pub conditions: Vec<Condition>,
-    /// (column, descending)
-    pub sort: Vec<(&'static Column, bool)>,
-    pub fields: Vec<&'static Column>,
-    /// (number, size) for paginated endpoints.
-    pub page: Option<(PageNumber, i64)>,
-    /// Today's envelope, or the 2019-2020 one (chosen by the base path).
-    pub envelope: Envelope,
-    /// GeoJSON features in this CRS rather than records (`.geojson`, or a paginated listing
-    /// asked for `application/geo+json`).
-    pub features: Option<Crs>,
-}
 
 fn bad(message: String) -> ApiError {
     ApiError::BadRequest(message)

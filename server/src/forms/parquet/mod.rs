@@ -1,0 +1,233 @@
+//! The Parquet form: the rows of a download (a national file, a split file or a listing) as a
+//! typed, columnar file, written with the Apache Arrow project's `parquet` crate. The columns are the
+//! CSV download's, in its order and under its headers; their types come from the catalogue
+//! (`column.rs`). Rows are gathered into Arrow batches and handed to the writer, whose bytes
+//! go out as each row group is finished: memory holds one row group, whatever the file's size.
+
+mod column;
+
+use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use arrow_array::RecordBatch;
+use arrow_schema::Schema;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::SortingColumn;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::schema::types::ColumnPath;
+
+pub use column::Kind;
+use column::{Builder, Misfit};
+
+use super::layout::Layout;
+use super::writer::{Record, Writer};
+use crate::error::ApiError;
+use crate::rows::Found;
+
+/// Rows per row group, about DuckDB's own (122,880): on the full-size release a year of raw
+/// counts is one or two groups, so a filter on the sort keys (year, then local authority)
+/// skips most groups by their min/max statistics; 65,536 made AADF's file 14% bigger
+/// (BENCHMARKS.md).
+const ROW_GROUP_ROWS: usize = 131_072;
+
+/// Rows per Arrow batch handed to the writer.
+const BATCH_ROWS: usize = 8_192;
+
+/// How the file is written: zstd (level 3), chosen by measurement over snappy (BENCHMARKS.md);
+/// statistics per page, so readers that use page indexes skip pages too; the sort the rows
+/// are in, when they are sorted, declared for engines that use it.
+fn properties(layout: &Layout, sorted_by: &[usize]) -> Result<WriterProperties, ApiError> {
+    let level = ZstdLevel::try_new(3).map_err(ApiError::internal)?;
+    let sorting = sorted_by.iter().map(|&at| SortingColumn {
+        column_idx: at as i32,
+        descending: false,
+        nulls_first: true,
+    });
+    let mut properties = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(level))
+        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .set_statistics_enabled(EnabledStatistics::Page)
+        .set_sorting_columns(Some(sorting.collect()).filter(|s: &Vec<_>| !s.is_empty()));
+    let looked_up = layout.columns.iter().zip(&layout.headers);
+    for (_, header) in looked_up.filter(|(c, _)| c.is_some_and(|c| BLOOM.contains(&c.name))) {
+        let path = ColumnPath::from(header.as_str());
+        properties = properties
+            .set_column_bloom_filter_enabled(path.clone(), true)
+            .set_column_bloom_filter_fpp(path.clone(), 0.01)
+            .set_column_bloom_filter_max_ndv(path, BLOOM_DISTINCT);
+    }
+    Ok(properties.build())
+}
+
+/// The ids a filter looks up one value of (a count point's history, an authority's counts):
+/// each row group gets a bloom filter of them, which DuckDB, Spark and others read to skip the
+/// groups without the value that min/max statistics cannot rule out (ids are not sorted
+/// across a year's rows).
+const BLOOM: [&str; 3] = ["count_point_id", "local_authority_id", "region_id"];
+
+/// Distinct values a bloom filter is sized for: a row group holds a few thousand count points
+/// (about 20 KB a filter at 1% false positives).
+const BLOOM_DISTINCT: u64 = 16_384;
+
+/// The Arrow schema of a layout: its headers, each with its column's type.
+pub fn schema(layout: &Layout) -> Schema {
+    let fields = layout
+        .cells
+        .iter()
+        .zip(&layout.columns)
+        .zip(&layout.headers);
+    Schema::new(
+        fields
+            .map(|((cell, column), name)| Kind::of(cell, *column).field(name))
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// Records as one Parquet file of `layout`'s columns (their cells), the rows sorted by the
+/// cells at `sorted_by`, if any.
+///
+/// Two threads: this one reads the records into Arrow batches, another encodes and compresses
+/// them (about as much work again), and their bytes come back here to be written (a response
+/// body need not be `Send`, as the writer wants).
+pub struct Parquet {
+    layout: Layout,
+    sorted_by: Vec<usize>,
+    encoding: Option<Encoding>,
+}
+
+/// A file being encoded: the batch being gathered, and the encoder's thread.
+struct Encoding {
+    schema: Arc<Schema>,
+    builders: Vec<Builder>,
+    gathered: usize,
+    batches: Option<SyncSender<RecordBatch>>,
+    bytes: Receiver<Vec<u8>>,
+    encoder: Option<JoinHandle<Result<(), ApiError>>>,
+}
+
+impl Parquet {
+    pub fn new(layout: Layout, sorted_by: Vec<usize>) -> Parquet {
+        Parquet {
+            layout,
+            sorted_by,
+            encoding: None,
+        }
+    }
+
+    fn encoding(&mut self) -> Result<&mut Encoding, ApiError> {
+        let encoding = self.encoding.as_mut();
+        encoding.ok_or_else(|| ApiError::internal("a Parquet file not opened"))
+    }
+}
+
+impl Writer for Parquet {
+    fn open(&mut self, _: &mut Vec<u8>, _: &Found) -> Result<(), ApiError> {
+        let schema = Arc::new(schema(&self.layout));
+        let properties = properties(&self.layout, &self.sorted_by)?;
+        let writer = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(properties))
+            .map_err(ApiError::internal)?;
+        let (batches, to_encode) = std::sync::mpsc::sync_channel::<RecordBatch>(2);
+        let (encoded, bytes) = std::sync::mpsc::channel::<Vec<u8>>();
+        let encoder = std::thread::spawn(move || encode(writer, &to_encode, &encoded));
+        let kinds = self.layout.cells.iter().zip(&self.layout.columns);
+        self.encoding = Some(Encoding {
+            schema,
+            builders: kinds
+                .map(|(cell, column)| Builder::new(Kind::of(cell, *column), BATCH_ROWS))
+                .collect(),
+            gathered: 0,
+            batches: Some(batches),
+            bytes,
+            encoder: Some(encoder),
+        });
+        Ok(())
+    }
+
+    fn record(&mut self, out: &mut Vec<u8>, record: &mut dyn Record) -> Result<(), ApiError> {
+        let headers = &self.layout.headers;
+        let encoding = self.encoding.as_mut();
+        let encoding = encoding.ok_or_else(|| ApiError::internal("a Parquet file not opened"))?;
+        let mut builders = encoding.builders.iter_mut().zip(headers);
+        record.cells(&mut |value| {
+            let Some((builder, name)) = builders.next() else {
+                return Err(ApiError::internal("a record with more cells than columns"));
+            };
+            builder
+                .append(value)
+                .map_err(|Misfit(why)| ApiError::internal(format!("Parquet column {name}: {why}")))
+        })?;
+        encoding.gathered += 1;
+        if encoding.gathered == BATCH_ROWS {
+            encoding.send(out)?;
+        }
+        Ok(())
+    }
+
+    fn close(&mut self, out: &mut Vec<u8>, _: &Found, _: usize) -> Result<(), ApiError> {
+        let encoding = self.encoding()?;
+        if encoding.gathered > 0 {
+            encoding.send(out)?;
+        }
+        encoding.finish(out)
+    }
+}
+
+impl Encoding {
+    /// Hands the batch gathered to the encoder, and takes what it has encoded so far.
+    fn send(&mut self, out: &mut Vec<u8>) -> Result<(), ApiError> {
+        let columns = self.builders.iter_mut().map(Builder::finish).collect();
+        let batch =
+            RecordBatch::try_new(self.schema.clone(), columns).map_err(ApiError::internal)?;
+        self.gathered = 0;
+        let sent = self.batches.as_ref().map(|b| b.send(batch));
+        if !matches!(sent, Some(Ok(()))) {
+            // An encoder's failure stops the reading: it is the cause to report.
+            self.finish(out)?;
+            return Err(ApiError::internal("the Parquet encoder stopped"));
+        }
+        out.extend(self.bytes.try_iter().flatten());
+        Ok(())
+    }
+
+    /// Waits for the encoder to write the rest and the footer, and takes its bytes.
+    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), ApiError> {
+        self.batches = None;
+        let encoder = self.encoder.take();
+        let joined = encoder.map(|e| e.join());
+        if let Some(joined) = joined {
+            joined.map_err(|_| ApiError::internal("the Parquet encoder panicked"))??;
+        }
+        out.extend(self.bytes.try_iter().flatten());
+        Ok(())
+    }
+}
+
+/// A file left before its end (the client gone, a query stopped): its encoder is stopped.
+impl Drop for Encoding {
+    fn drop(&mut self) {
+        self.batches = None;
+        if let Some(encoder) = self.encoder.take() {
+            let _ = encoder.join();
+        }
+    }
+}
+
+/// Encodes each batch received, sending on the bytes written so far; the footer last.
+fn encode(
+    mut writer: ArrowWriter<Vec<u8>>,
+    batches: &std::sync::mpsc::Receiver<RecordBatch>,
+    bytes: &std::sync::mpsc::Sender<Vec<u8>>,
+) -> Result<(), ApiError> {
+    for batch in batches {
+        writer.write(&batch).map_err(ApiError::internal)?;
+        let written = std::mem::take(writer.inner_mut());
+        if !written.is_empty() && bytes.send(written).is_err() {
+            return Ok(()); // the reader stopped: its error says why
+        }
+    }
+    let rest = writer.into_inner().map_err(ApiError::internal)?;
+    let _ = bytes.send(rest);
+    Ok(())
+}
