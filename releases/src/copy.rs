@@ -18,7 +18,7 @@ use crate::storage::Storage;
 const PAGE_SIZE: u32 = 32768;
 
 /// A table to copy, and the schema it is read from.
-struct Source {
+struct TableToCopy {
     schema: String,
     table: String,
     virtual_table: bool,
@@ -83,8 +83,8 @@ fn tables_to_copy(
     conn: &Connection,
     schemas: &[String],
     skipped: &[&str],
-) -> rusqlite::Result<Vec<Source>> {
-    let mut out: Vec<Source> = Vec::new();
+) -> rusqlite::Result<Vec<TableToCopy>> {
+    let mut out: Vec<TableToCopy> = Vec::new();
     for schema in schemas {
         let mut stmt = conn.prepare(&format!(
             "SELECT m.name, l.type FROM \"{schema}\".sqlite_master m \
@@ -100,7 +100,7 @@ fn tables_to_copy(
             if skipped.contains(&table.as_str()) || out.iter().any(|s| s.table == table) {
                 continue;
             }
-            out.push(Source {
+            out.push(TableToCopy {
                 schema: schema.clone(),
                 table,
                 virtual_table: kind == "virtual",
@@ -111,7 +111,7 @@ fn tables_to_copy(
 }
 
 /// The table and its indexes, from the source's SQL, in the new file.
-fn create_table(conn: &Connection, s: &Source) -> rusqlite::Result<()> {
+fn create_table(conn: &Connection, s: &TableToCopy) -> rusqlite::Result<()> {
     let sql = format!(
         "SELECT sql FROM \"{}\".sqlite_master WHERE tbl_name = ?1 AND sql IS NOT NULL \
          AND type IN ('table', 'index') ORDER BY type = 'index', rowid",
@@ -129,7 +129,7 @@ fn create_table(conn: &Connection, s: &Source) -> rusqlite::Result<()> {
 
 /// The table's rows, then its statistics. An R*Tree is refilled in id order, the order the
 /// loader filled it in: the same rows make the same tree.
-fn copy_rows(conn: &Connection, s: &Source, stat4: bool) -> rusqlite::Result<()> {
+fn copy_rows(conn: &Connection, s: &TableToCopy, stat4: bool) -> rusqlite::Result<()> {
     let (schema, table) = (&s.schema, &s.table);
     let order = if s.virtual_table {
         " ORDER BY rowid"

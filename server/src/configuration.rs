@@ -90,6 +90,18 @@ pub const SAMPLE_DIR: &str = "data/sample";
 pub const SAMPLE_RELEASE: &str = "bundled sample";
 
 impl Config {
+    /// Scheme and host of this mirror as its users reach it: `--public-url`, else the
+    /// request's.
+    pub fn public_base(&self, req: &actix_web::HttpRequest) -> String {
+        match &self.public_url {
+            Some(u) => u.trim_end_matches('/').to_string(),
+            None => {
+                let info = req.connection_info();
+                format!("{}://{}", info.scheme(), info.host())
+            }
+        }
+    }
+
     fn cores() -> usize {
         std::thread::available_parallelism().map_or(2, |n| n.get())
     }

@@ -35,6 +35,12 @@ impl ApiError {
     pub fn internal(e: impl std::fmt::Display) -> Self {
         ApiError::Internal(e.to_string())
     }
+
+    /// Laravel's 404 of a request's path, naming it without its leading `/`.
+    pub fn no_route(req: &actix_web::HttpRequest) -> Self {
+        let path = req.path().trim_start_matches('/');
+        ApiError::NotFound(crate::query::url_decode(path))
+    }
 }
 
 impl From<rusqlite::Error> for ApiError {

@@ -175,8 +175,8 @@ fn answer(
         )));
     }
     let source = match &file.mapped {
-        Some(map) => Source::Mapped(map.clone()),
-        None => Source::Read(Arc::new(File::open(file.path)?)),
+        Some(map) => FileBytes::Mapped(map.clone()),
+        None => FileBytes::Read(Arc::new(File::open(file.path)?)),
     };
     body(head, source, pieces, len)
 }
@@ -211,7 +211,7 @@ fn multipart(parts: &[(u64, u64)], file: &Representation) -> Vec<Piece> {
 }
 
 /// Where the file's bytes are read from.
-pub enum Source {
+pub enum FileBytes {
     /// Read with positioned reads.
     Read(Arc<File>),
     /// Mapped: its bytes go out without being copied here first (the stored whole tables).
@@ -219,13 +219,13 @@ pub enum Source {
 }
 
 /// A window of a mapped file, as the bytes of a body.
-struct Window {
+struct MappedSlice {
     map: Arc<memmap2::Mmap>,
     start: usize,
     end: usize,
 }
 
-impl AsRef<[u8]> for Window {
+impl AsRef<[u8]> for MappedSlice {
     fn as_ref(&self) -> &[u8] {
         &self.map[self.start..self.end]
     }
@@ -234,7 +234,7 @@ impl AsRef<[u8]> for Window {
 /// The body: small ones at once, bigger ones streamed a chunk at a time.
 fn body(
     mut head: HttpResponseBuilder,
-    source: Source,
+    source: FileBytes,
     pieces: Vec<Piece>,
     len: u64,
 ) -> std::io::Result<HttpResponse> {
@@ -256,7 +256,7 @@ fn body(
 
 type Next = (Result<web::Bytes, std::io::Error>, (usize, u64));
 
-fn next_chunk(source: &Source, pieces: &[Piece], at: usize, done: u64) -> Option<Next> {
+fn next_chunk(source: &FileBytes, pieces: &[Piece], at: usize, done: u64) -> Option<Next> {
     let piece = pieces.get(at)?;
     let take = (piece.len() - done).min(CHUNK);
     let next = match done + take == piece.len() {
@@ -268,20 +268,20 @@ fn next_chunk(source: &Source, pieces: &[Piece], at: usize, done: u64) -> Option
 }
 
 /// `take` bytes of the piece from `skip` on.
-fn read(source: &Source, piece: &Piece, skip: u64, take: u64) -> std::io::Result<web::Bytes> {
+fn read(source: &FileBytes, piece: &Piece, skip: u64, take: u64) -> std::io::Result<web::Bytes> {
     let (from, to) = (skip as usize, (skip + take) as usize);
     match (piece, source) {
         (Piece::Text(t), _) => Ok(web::Bytes::copy_from_slice(&t.as_bytes()[from..to])),
-        (Piece::File(offset, _), Source::Mapped(map)) => {
+        (Piece::File(offset, _), FileBytes::Mapped(map)) => {
             let start = (*offset as usize) + from;
-            let window = Window {
+            let window = MappedSlice {
                 map: map.clone(),
                 start,
                 end: start + (to - from),
             };
             Ok(web::Bytes::from_owner(window))
         }
-        (Piece::File(offset, _), Source::Read(file)) => {
+        (Piece::File(offset, _), FileBytes::Read(file)) => {
             let mut chunk = vec![0; to - from];
             file.read_exact_at(&mut chunk, offset + skip)?;
             Ok(web::Bytes::from(chunk))

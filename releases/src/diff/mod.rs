@@ -146,8 +146,8 @@ fn meta(conn: &Connection, key: &str) -> Option<String> {
 struct TablePlan {
     positions: Positions,
     /// How each file is read, `None` where the file lacks the table.
-    old: Option<side::Reading>,
-    new: Option<side::Reading>,
+    old: Option<side::KeyOrder>,
+    new: Option<side::KeyOrder>,
     notes: Vec<String>,
 }
 

@@ -18,7 +18,7 @@ const BATCHES_AHEAD: usize = 4;
 /// How one file's rows of a table are read in key order (key columns first, then the
 /// compared ones).
 #[derive(Debug, Clone)]
-pub enum Reading {
+pub enum KeyOrder {
     /// One query sorted by SQLite: tables without runs, of a few tens of thousands of rows.
     Sorted(String),
     /// Run by run (see `Dataset::run_columns`): the runs in the order of the key's run
@@ -44,7 +44,7 @@ fn sort_key(d: &Dataset, qualified: String, name: &str) -> String {
 
 /// How to read `d`'s rows with the key in `order` (its run columns first), then `compared`;
 /// through the runs table if `with_runs`.
-pub fn reading(d: &Dataset, order: &[&str], compared: &[&str], with_runs: bool) -> Reading {
+pub fn reading(d: &Dataset, order: &[&str], compared: &[&str], with_runs: bool) -> KeyOrder {
     let run_keys: Vec<&str> = order
         .iter()
         .copied()
@@ -60,7 +60,7 @@ pub fn reading(d: &Dataset, order: &[&str], compared: &[&str], with_runs: bool) 
                 .chain(compared)
                 .copied()
                 .collect();
-            Reading::ByRuns {
+            KeyOrder::ByRuns {
                 runs: format!(
                     "SELECT first_id, last_id, {} FROM {runs} ORDER BY {}",
                     run_keys.join(", "),
@@ -76,7 +76,7 @@ pub fn reading(d: &Dataset, order: &[&str], compared: &[&str], with_runs: bool) 
         }
         _ => {
             let all: Vec<&str> = order.iter().chain(compared).copied().collect();
-            Reading::Sorted(format!(
+            KeyOrder::Sorted(format!(
                 "SELECT {} FROM {} ORDER BY {}",
                 all.join(", "),
                 d.table,
@@ -88,7 +88,7 @@ pub fn reading(d: &Dataset, order: &[&str], compared: &[&str], with_runs: bool) 
 
 /// The batches of one file, in key order, closed after the last; and the thread that reads
 /// them, which tells a normal end from a reader that died.
-pub struct Rows {
+pub struct FileBatches {
     batches: mpsc::Receiver<Result<Batch, DiffError>>,
     reader: Option<std::thread::JoinHandle<()>>,
 }
@@ -98,7 +98,7 @@ type Sink = mpsc::SyncSender<Result<Batch, DiffError>>;
 
 /// Starts reading a file's rows of a table: none when `reading` is `None` (a table the file
 /// lacks). Rows are `width` values, the first `key` of them the key.
-pub fn read(storage: &Storage, reading: Option<Reading>, width: usize, key: usize) -> Rows {
+pub fn read(storage: &Storage, reading: Option<KeyOrder>, width: usize, key: usize) -> FileBatches {
     let (tx, batches) = mpsc::sync_channel(BATCHES_AHEAD);
     let storage = storage.clone();
     let path = storage.main.clone();
@@ -108,8 +108,8 @@ pub fn read(storage: &Storage, reading: Option<Reading>, width: usize, key: usiz
         let sent = storage.open().map_err(sqlite).and_then(|conn| {
             let mut out = Output::new(&tx, width);
             match &reading {
-                Reading::Sorted(sql) => send_sorted(&conn, sql, &mut out),
-                Reading::ByRuns {
+                KeyOrder::Sorted(sql) => send_sorted(&conn, sql, &mut out),
+                KeyOrder::ByRuns {
                     runs,
                     rows,
                     run_keys,
@@ -123,7 +123,7 @@ pub fn read(storage: &Storage, reading: Option<Reading>, width: usize, key: usiz
             let _ = tx.send(Err(e));
         }
     });
-    Rows {
+    FileBatches {
         batches,
         reader: Some(reader),
     }
@@ -178,7 +178,7 @@ fn send_sorted(conn: &Connection, sql: &str, out: &mut Output) -> rusqlite::Resu
     Ok(())
 }
 
-/// Reads run by run (see [`Reading::ByRuns`]); `keys`: the run columns' count and the key's.
+/// Reads run by run (see [`KeyOrder::ByRuns`]); `keys`: the run columns' count and the key's.
 fn send_by_runs(
     conn: &Connection,
     (runs_sql, rows_sql): (&str, &str),
@@ -233,7 +233,7 @@ fn flush_group(group: &mut Batch, rest: std::ops::Range<usize>, out: &mut Output
 
 /// Where the merge is in one file's rows.
 pub struct Cursor {
-    rows: Rows,
+    rows: FileBatches,
     path: PathBuf,
     batch: Option<Batch>,
     at: usize,
@@ -242,7 +242,7 @@ pub struct Cursor {
 }
 
 impl Cursor {
-    pub fn new(rows: Rows, path: &Path) -> Self {
+    pub fn new(rows: FileBatches, path: &Path) -> Self {
         Cursor {
             rows,
             path: path.to_path_buf(),

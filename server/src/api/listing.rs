@@ -13,7 +13,7 @@ use crate::rows::{Reading, Rows};
 use crate::spatial::Crs;
 
 /// A listing asked for, checked.
-pub struct Listing {
+pub struct ListingAsked {
     pub rows: Rows,
     /// JSON, or GeoJSON features (a page of a listing with places, asked by `Accept`).
     pub form: Form,
@@ -23,15 +23,15 @@ pub struct Listing {
     params: Params,
 }
 
-impl Listing {
+impl ListingAsked {
     pub fn parse(
         d: &'static Dataset,
         params: &Params,
         max_page_size: i64,
         url: String,
         (envelope, form): (Envelope, Form),
-    ) -> Result<Listing, ApiError> {
-        Ok(Listing {
+    ) -> Result<ListingAsked, ApiError> {
+        Ok(ListingAsked {
             rows: Rows::listed(d, params, max_page_size)?,
             form,
             envelope,
@@ -86,7 +86,7 @@ mod tests {
     fn key(d: &'static Dataset, query: &str) -> String {
         let params = Query::read(query).php().clone();
         let form = (Envelope::Laravel, Form::Json);
-        let listing = Listing::parse(d, &params, 100, "http://h/api/x".into(), form).unwrap();
+        let listing = ListingAsked::parse(d, &params, 100, "http://h/api/x".into(), form).unwrap();
         listing.key()
     }
 
@@ -118,7 +118,7 @@ mod tests {
             let params = Query::read(&query).php().clone();
             for d in DATASETS {
                 let form = (Envelope::Laravel, Form::Json);
-                match Listing::parse(d, &params, 100_000, String::new(), form) {
+                match ListingAsked::parse(d, &params, 100_000, String::new(), form) {
                     Ok(_) => {}
                     Err(ApiError::BadRequest(message)) => proptest::prop_assert!(!message.is_empty()),
                     Err(other) => proptest::prop_assert!(false, "{other:?} for {query}"),

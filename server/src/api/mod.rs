@@ -8,5 +8,5 @@ mod listing;
 mod revisions;
 
 pub use endpoint::{Endpoint, FACETS, SUMMARY, SUMMARY_FORMS};
-pub use listing::Listing;
-pub use revisions::{Kept, RevisionsRequest, DEFAULT_KEYS, REVISIONS};
+pub use listing::ListingAsked;
+pub use revisions::{NamedRelease, RevisionsRequest, DEFAULT_KEYS, REVISIONS};

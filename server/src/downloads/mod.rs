@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use crate::configuration::Config;
 use crate::error::ApiError;
-use crate::forms::{self, Form, Layout, Spec};
+use crate::forms::{self, FileLayout, Form, Spec};
 use crate::release::Release;
 use crate::rows::Rows;
 use store::{Store, Stored};
@@ -60,7 +60,7 @@ fn national(file: &str) -> Option<Download> {
         let names = std::iter::once(national.name).chain(national.aliases.iter().copied());
         names.into_iter().find_map(|name| {
             let stem = name.strip_suffix(".csv")?;
-            let layout = Layout::national(d, national);
+            let layout = FileLayout::national(d, national);
             let (spec, sort) = match file.strip_prefix(stem)? {
                 ".csv" => (Spec::Csv(layout), Vec::new()),
                 ".zip" => (Spec::Zip(layout, name.to_string()), Vec::new()),
@@ -79,7 +79,7 @@ fn national(file: &str) -> Option<Download> {
 
 /// A whole table as Parquet, and its rows' sort: by [`PARQUET_SORT`], which the file declares
 /// by the positions of those columns in its layout.
-fn sorted_parquet(d: &'static Dataset, layout: Layout) -> (Spec, Sort) {
+fn sorted_parquet(d: &'static Dataset, layout: FileLayout) -> (Spec, Sort) {
     let sort: Sort = (PARQUET_SORT.iter())
         .filter_map(|c| d.column(c).filter(|c| c.stored))
         .map(|c| (c, false))
@@ -134,7 +134,7 @@ fn split(folder: &str, by: &str, file: &str) -> Option<Download> {
         true => d.column("id").map(|c| vec![(c, true)]).unwrap_or_default(),
         false => Vec::new(),
     };
-    let layout = Layout::split(d, national, &splits);
+    let layout = FileLayout::split(d, national, &splits);
     Some(Download {
         rows: Rows::matching(d, (column, id), sort),
         spec: match parquet {

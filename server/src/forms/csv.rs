@@ -1,7 +1,7 @@
 //! The CSV form: a header line, then a line of cells per record (a download's layout, a
 //! listing's fields, a summary's columns), each cell as the layout quotes it.
 
-use super::layout::{CellValue, Quoting};
+use super::file_layout::{CellValue, Quoting};
 use super::writer::{Record, Writer};
 use crate::error::ApiError;
 use crate::rows::Found;

@@ -14,9 +14,9 @@
 
 mod csv;
 pub mod envelope;
+pub mod file_layout;
 pub mod geojson;
 mod json;
-pub mod layout;
 mod legacy;
 pub mod links;
 mod negotiation;
@@ -28,8 +28,8 @@ mod zip;
 use std::time::Duration;
 
 pub use envelope::Envelope;
+pub use file_layout::{CellValue, FileLayout, Quoting};
 pub use geojson::{FeatureWriter, Members};
-pub use layout::{CellValue, Layout, Quoting};
 pub use negotiation::{negotiate, Chosen, Offer};
 pub use record::JsonRecord;
 pub use writer::{write_rows, Reads, Record, Writer};
@@ -159,11 +159,11 @@ pub enum Spec {
     Ndjson,
     /// A `FeatureCollection` in a CRS, and what it says after its features.
     Features(Crs, Box<dyn Members + Send>),
-    Csv(Layout),
+    Csv(FileLayout),
     /// The CSV file of this name, zipped.
-    Zip(Layout, String),
+    Zip(FileLayout, String),
     /// A Parquet file of the layout's columns; the rows sorted by the cells at these positions.
-    Parquet(Layout, Vec<usize>),
+    Parquet(FileLayout, Vec<usize>),
 }
 
 impl Spec {
@@ -183,7 +183,7 @@ impl Spec {
 
     /// Its writer.
     pub fn writer(self) -> Box<dyn Writer> {
-        let csv = |layout: Layout| csv::Csv::new(layout.headers, layout.quoting);
+        let csv = |layout: FileLayout| csv::Csv::new(layout.headers, layout.quoting);
         match self {
             Spec::Json => Box::new(json::JsonArray::default()),
             Spec::Ndjson => Box::new(json::Ndjson),
@@ -205,7 +205,7 @@ impl Spec {
     /// its features as GeoJSON; `None` for a page.
     pub fn whole(form: Form, rows: &Rows, name: &str) -> Option<Spec> {
         let layout = || {
-            let layout = Layout::fields(&rows.fields);
+            let layout = FileLayout::fields(&rows.fields);
             match crate::rows::Plan(rows).near() {
                 Some(_) => layout.with_distance(rows.fields.len()),
                 None => layout,

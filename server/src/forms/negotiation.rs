@@ -30,7 +30,7 @@ pub enum Offer {
     Accept(&'static [Form]),
     /// OGC API's: `f` names one of these (`json` or `geojson` the first, `html` the page);
     /// without it, as `Accept` prefers.
-    Format(&'static [Form]),
+    Ogc(&'static [Form]),
     /// The route writes its own media type (an asset, the metrics, a redirect): nothing to
     /// choose.
     Own,
@@ -58,7 +58,7 @@ pub fn negotiate(offer: Offer, req: &HttpRequest, query: &Query) -> Result<Chose
         Offer::Own => (None, false),
         Offer::Fixed(form) => (Some(form), false),
         Offer::Accept(forms) => (Some(by_accept(forms, req)), true),
-        Offer::Format(forms) => match format_param(forms, query)? {
+        Offer::Ogc(forms) => match format_param(forms, query)? {
             Some(form) => (Some(form), false),
             None => (Some(by_accept(forms, req)), true),
         },

@@ -6,8 +6,8 @@
 
 use rusqlite::Connection;
 
+use super::file_layout::{AreaNames, CellValue, FileLayout};
 use super::geojson::FeatureWriter;
-use super::layout::{AreaNames, CellValue, Layout};
 use super::record::{Distance, JsonRecord};
 use crate::error::ApiError;
 use crate::release::Release;
@@ -44,14 +44,14 @@ pub enum Reads {
     /// Its feature, at its coordinates in this CRS.
     Feature(Crs),
     /// The cells of a layout (a CSV or Parquet file's columns).
-    Cells(Layout),
+    Cells(FileLayout),
 }
 
 /// How each row is read, as the writer asks.
 enum RowReader {
     Json(JsonRecord, Option<Distance>),
     Feature(FeatureWriter),
-    Cells(Layout, AreaNames),
+    Cells(FileLayout, AreaNames),
 }
 
 impl RowReader {

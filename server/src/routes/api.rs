@@ -8,9 +8,8 @@ use actix_web::{HttpRequest, HttpResponse};
 
 use roadtraffic_catalog::Dataset;
 
-use super::answers::public_base;
 use super::tagged::{keep, kept, whole, Head};
-use crate::api::Listing;
+use crate::api::ListingAsked;
 use crate::cache::Encoding;
 use crate::error::ApiError;
 use crate::forms::{self, Envelope, Form};
@@ -30,10 +29,11 @@ pub async fn list(
     (dataset, envelope, form): (&'static Dataset, Envelope, Form),
 ) -> Result<HttpResponse, ApiError> {
     let config = &state.config;
-    let base = public_base(req, config.public_url.as_deref());
+    let base = config.public_base(req);
     let url = format!("{base}{}", req.path().trim_end_matches('/'));
     let params = query.php();
-    let listing = Listing::parse(dataset, params, config.max_page_size, url, (envelope, form))?;
+    let listing =
+        ListingAsked::parse(dataset, params, config.max_page_size, url, (envelope, form))?;
     let key = listing.key();
     let encoding = Encoding::negotiate(req, config.compress);
     let responses = state.responses(&release);

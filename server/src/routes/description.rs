@@ -3,7 +3,6 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 
-use super::answers::public_base;
 use crate::description::Description;
 use crate::error::ApiError;
 use crate::html;
@@ -14,7 +13,7 @@ pub fn openapi(
     state: &AppState,
     description: &Description,
 ) -> Result<HttpResponse, ApiError> {
-    let base = public_base(req, state.config.public_url.as_deref());
+    let base = state.config.public_base(req);
     let listing = state.named.listing()?;
     let kept = listing.releases.iter().map(|r| r.name.as_str());
     let older: Vec<&str> = kept

@@ -8,7 +8,6 @@ use actix_web::{HttpRequest, HttpResponse};
 
 use roadtraffic_catalog::Dataset;
 
-use super::answers::{not_found, public_base};
 use crate::cache::Encoding;
 use crate::downloads::store::{Store, Stored};
 use crate::downloads::{self, Download};
@@ -30,7 +29,7 @@ pub async fn page(
     let release = served.release.clone();
     let base = format!("{}{}", served.prefix, state.config.base_path());
     // The examples read the release's own files.
-    let origin = public_base(req, state.config.public_url.as_deref()) + &served.prefix;
+    let origin = state.config.public_base(req) + &served.prefix;
     let content = actix_web::web::block(move || downloads::page(&release, &base, &origin))
         .await
         .map_err(ApiError::internal)??;
@@ -82,7 +81,7 @@ async fn write(
     store: &Store,
     path: &str,
 ) -> Result<Stored, ApiError> {
-    let download = downloads::resolve(path).ok_or_else(|| not_found(req))?;
+    let download = downloads::resolve(path).ok_or_else(|| ApiError::no_route(req))?;
     if let Some((table, id)) = download.area {
         let exists = {
             let release = release.clone();
@@ -92,7 +91,7 @@ async fn write(
                 .map_err(ApiError::internal)??
         };
         if !exists {
-            return Err(not_found(req));
+            return Err(ApiError::no_route(req));
         }
     }
     downloads::stored(store, release, path, download).await

@@ -9,7 +9,6 @@
 //! and HEAD are answered (one guard, here). The operator's endpoints come before the
 //! preflight and the rate limit, which wraps every other answer.
 
-mod answers;
 mod api;
 mod changes;
 mod description;
@@ -35,7 +34,6 @@ use crate::ops::metrics::{Label, Metrics};
 use crate::query::Query;
 use crate::ratelimit::Limiter;
 use crate::state::{AppState, Served};
-use answers::not_found;
 pub use table::{Pin, Route, RouteTable};
 
 /// What the handlers are handed: the shared state, and each room's own.
@@ -200,14 +198,14 @@ async fn respond(
         Route::Download(file) => downloads::file(req, state, release, &file).await,
         Route::Page(page) => Ok(crate::site::respond(req, state, &served, page, query).await),
         Route::Asset(name) => Ok(crate::site::assets::serve(req, state, &name).await),
-        Route::ApiUnknown => Err(not_found(req)),
+        Route::ApiUnknown => Err(ApiError::no_route(req)),
         Route::Ogc(resource) => {
             let form = chosen.form_or(Form::Json);
             ogc::answer(req, query, state, resource, form).await
         }
         Route::Unknown => Ok(match chosen.form_or(Form::Json) {
             Form::Html => crate::site::not_found_page(req, state, &served),
-            _ => not_found(req).error_response(),
+            _ => ApiError::no_route(req).error_response(),
         }),
     }
 }

@@ -8,7 +8,6 @@ use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder};
 use serde_json::Value;
 
-use super::answers::public_base;
 use crate::error::ApiError;
 use crate::forms::Form;
 use crate::ogc::extent::Extents;
@@ -30,7 +29,7 @@ pub async fn answer(
 ) -> Result<HttpResponse, ApiError> {
     let params = query.php().clone();
     let urls = Urls {
-        root: public_base(req, state.config.public_url.as_deref()),
+        root: state.config.public_base(req),
     };
     match resource {
         Resource::Items(c) => return items(state, &urls, (c, format), params).await,

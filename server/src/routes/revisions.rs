@@ -12,8 +12,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 
 use roadtraffic_catalog::Dataset;
 
-use super::answers::public_base;
-use crate::api::{Kept, RevisionsRequest};
+use crate::api::{NamedRelease, RevisionsRequest};
 use crate::cache::Encoding;
 use crate::conditional::Validators;
 use crate::error::ApiError;
@@ -35,7 +34,7 @@ pub async fn answer(
     let params = query.php();
     let request = RevisionsRequest::parse(dataset, query, config.max_page_size)?;
     let listing = state.named.listing()?;
-    let base = public_base(req, config.public_url.as_deref());
+    let base = config.public_base(req);
     let url = format!("{base}{}", req.path().trim_end_matches('/'));
     // With `--compress` the compression middleware encodes the body: its tag is then weak.
     let encoding = Encoding::negotiate(req, config.compress);
@@ -56,7 +55,7 @@ pub async fn answer(
     let revisions = web::block(move || {
         let _permit = permit;
         let kept = match listing.releases.is_empty() {
-            true => vec![Kept {
+            true => vec![NamedRelease {
                 name: UNNAMED_LATEST.to_string(),
                 release: current.get()?,
             }],
@@ -64,7 +63,7 @@ pub async fn answer(
                 .map(|r| {
                     let release = named.get(&r.name)?;
                     let name = r.name.clone();
-                    Ok(Kept { name, release })
+                    Ok(NamedRelease { name, release })
                 })
                 .collect::<Result<_, ApiError>>()?,
         };

@@ -18,7 +18,7 @@ use crate::configuration::Config;
 use crate::forms::{Envelope, Form, Offer};
 use crate::ogc::{self, Resource};
 use crate::ops::metrics::Label;
-use crate::site::Page;
+use crate::site::SitePage;
 
 /// What a request is for.
 #[derive(Debug, Clone)]
@@ -53,7 +53,7 @@ pub enum Route {
     DownloadsPage,
     /// A file under `/downloads/`, by the rest of its path.
     Download(String),
-    Page(Page),
+    Page(SitePage),
     /// A file under `/assets/`, by its served name.
     Asset(String),
     /// Nobody's: an HTML 404 for a browser, the JSON 404 for anyone else.
@@ -78,12 +78,12 @@ const FIXED: &[(&str, Route)] = &[
 ];
 
 /// The site's pages at fixed paths (a trailing `/` is the same page).
-const PAGES: &[(&str, Page)] = &[
-    ("/", Page::Home),
-    ("/regions", Page::Regions),
-    ("/local-authorities", Page::LocalAuthorities),
-    ("/about", Page::About),
-    ("/explore", Page::Explore),
+const PAGES: &[(&str, SitePage)] = &[
+    ("/", SitePage::Home),
+    ("/regions", SitePage::Regions),
+    ("/local-authorities", SitePage::LocalAuthorities),
+    ("/about", SitePage::About),
+    ("/explore", SitePage::Explore),
 ];
 
 /// Files under `/downloads/`, by the rest of the path as it is.
@@ -92,12 +92,12 @@ const DOWNLOADS: &str = "/downloads/";
 /// The site's paths under a prefix, the rest of the path making the route (a trailing `/`
 /// dropped, as for its fixed paths).
 const PREFIXES: &[(&str, RestOfPath)] = &[
-    ("/regions/", |id| Route::Page(Page::Region(page_id(id)))),
+    ("/regions/", |id| Route::Page(SitePage::Region(page_id(id)))),
     ("/local-authorities/", |id| {
-        Route::Page(Page::LocalAuthority(page_id(id)))
+        Route::Page(SitePage::LocalAuthority(page_id(id)))
     }),
     ("/manualcountpoints/", |id| {
-        Route::Page(Page::CountPoint(page_id(id)))
+        Route::Page(SitePage::CountPoint(page_id(id)))
     }),
     ("/assets/", |name| Route::Asset(name.to_string())),
 ];
@@ -317,10 +317,8 @@ impl Route {
                 Offer::Fixed(Form::Json)
             }
             Route::Changes | Route::Releases | Route::ApiUnknown => Offer::Fixed(Form::Json),
-            Route::Ogc(Resource::Items(_) | Resource::Item(..)) => {
-                Offer::Format(&OGC_FEATURE_FORMS)
-            }
-            Route::Ogc(_) => Offer::Format(&OGC_FORMS),
+            Route::Ogc(Resource::Items(_) | Resource::Item(..)) => Offer::Ogc(&OGC_FEATURE_FORMS),
+            Route::Ogc(_) => Offer::Ogc(&OGC_FORMS),
             Route::Docs | Route::DownloadsPage | Route::Page(_) => Offer::Fixed(Form::Html),
             Route::Download(file) => Offer::Fixed(crate::downloads::form_of(file)),
             Route::Unknown => Offer::Accept(&NOT_FOUND_FORMS),

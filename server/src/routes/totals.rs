@@ -11,14 +11,13 @@ use actix_web::{web, HttpRequest, HttpResponse};
 
 use roadtraffic_catalog::Dataset;
 
-use super::answers::public_base;
 use super::tagged::whole_answer;
 use crate::error::ApiError;
 use crate::forms::Form;
 use crate::query::Query;
 use crate::release::Release;
 use crate::state::AppState;
-use crate::totals::{Facets, Rollups, Source, Summary};
+use crate::totals::{Facets, ReadFrom, Rollups, Summary};
 
 pub async fn facets(
     req: &HttpRequest,
@@ -31,7 +30,7 @@ pub async fn facets(
     let rollups = rollups(&release).await?;
     let reads_rows = (question.columns.iter()).any(|c| {
         let one = std::slice::from_ref(c);
-        Source::choose(dataset, &question.conditions, one, false, &rollups).reads_rows()
+        ReadFrom::choose(dataset, &question.conditions, one, false, &rollups).reads_rows()
     });
     let time_limit = Duration::from_millis(state.config.query_timeout);
     let rows = heavy_rows(&release, dataset, reads_rows);
@@ -105,7 +104,7 @@ fn heavy_rows(release: &Release, dataset: &Dataset, reads_rows: bool) -> i64 {
 /// the form) and the question in its canonical form, so that the same question asked with its
 /// parameters in another order or encoding has the same tag and kept answer.
 fn key(req: &HttpRequest, state: &AppState, question: String) -> String {
-    let base = public_base(req, state.config.public_url.as_deref());
+    let base = state.config.public_base(req);
     let path = req.path().trim_end_matches('/');
     format!("{base}{path} {question}")
 }

@@ -10,7 +10,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use crate::assets;
 use crate::error::ApiError;
 use crate::html;
-use crate::site::{current_summary, summary, summary::Summary};
+use crate::site::{current_overview, overview, overview::Overview};
 use crate::state::AppState;
 
 /// A year: the name changes whenever the bytes do.
@@ -25,8 +25,8 @@ pub async fn serve(req: &HttpRequest, state: &AppState, name: &str) -> HttpRespo
             .body(asset.bytes);
     }
     if name.starts_with("points-") {
-        let of_the_latest = match current_summary(state).await {
-            Ok((release, summary)) => (name == Summary::points_asset(&release)).then_some(summary),
+        let of_the_latest = match current_overview(state).await {
+            Ok((release, summary)) => (name == Overview::points_asset(&release)).then_some(summary),
             Err(e) => return html::error_page(&e),
         };
         return match of_the_latest {
@@ -43,7 +43,7 @@ pub async fn serve(req: &HttpRequest, state: &AppState, name: &str) -> HttpRespo
 
 /// The summary of the kept release whose map's point data is `name`, if one is (a named
 /// release's pages name its own: the tag of a kept release is its id's first 32 digits).
-async fn kept_summary(state: &AppState, name: &str) -> Result<Option<Arc<Summary>>, ApiError> {
+async fn kept_summary(state: &AppState, name: &str) -> Result<Option<Arc<Overview>>, ApiError> {
     let listing = state.named.listing()?;
     let tag = |id: &str| id.get(..32).unwrap_or(id).to_string();
     let kept = (listing.releases.iter()).find(|r| name == format!("points-{}.bin", tag(&r.id)));
@@ -51,20 +51,20 @@ async fn kept_summary(state: &AppState, name: &str) -> Result<Option<Arc<Summary
         return Ok(None);
     };
     let release = state.named.get(&kept.name)?;
-    if name != Summary::points_asset(&release) {
+    if name != Overview::points_asset(&release) {
         return Ok(None);
     }
-    if let Some(summary) = release.kept.get::<Summary>() {
+    if let Some(summary) = release.kept.get::<Overview>() {
         return Ok(Some(summary));
     }
-    let summary = web::block(move || summary::of(&release, &*release.connection()?))
+    let summary = web::block(move || overview::of(&release, &*release.connection()?))
         .await
         .map_err(ApiError::internal)??;
     Ok(Some(summary))
 }
 
 /// The map's point data, gzipped when the client takes it (it is compressed once per file).
-fn points(req: &HttpRequest, summary: &Summary) -> HttpResponse {
+fn points(req: &HttpRequest, summary: &Overview) -> HttpResponse {
     let gzip = req
         .headers()
         .get(header::ACCEPT_ENCODING)

@@ -5,7 +5,7 @@
 //! - `assets`: serving the embedded files (`crate::assets`) and the map's point data;
 //! - `view`: what a page is rendered from;
 //! - `frame`: which kept release a page is of, and the same page in each other (its picker);
-//! - `summary`: what is learnt once per loaded file (the map's points, areas, headline figures);
+//! - `overview`: what is learnt once per loaded file (the map's points, areas, headline figures);
 //! - `chart`: line charts drawn on the server as SVG (`bars`: bar charts);
 //! - `format`: numbers, units and road categories as people read them;
 //! - `pages`: one module per kind of page, each a query on the blocking pool and a template.
@@ -15,8 +15,8 @@ mod bars;
 mod chart;
 mod format;
 pub mod frame;
+pub mod overview;
 mod pages;
-pub mod summary;
 mod view;
 
 use std::sync::Arc;
@@ -34,7 +34,7 @@ use crate::release::Release;
 use crate::state::{AppState, Served};
 use frame::Releases;
 
-pub use summary::Summary;
+pub use overview::Overview;
 pub use view::View;
 
 /// The answer to a request for a page of the site (its assets are `assets::serve`'s).
@@ -42,7 +42,7 @@ pub async fn respond(
     req: &HttpRequest,
     state: &AppState,
     served: &Served,
-    page: Page,
+    page: SitePage,
     query: &Query,
 ) -> HttpResponse {
     let query = query.clone();
@@ -89,7 +89,7 @@ pub fn not_found_page(req: &HttpRequest, state: &AppState, served: &Served) -> H
 
 /// The site's pages (their paths are parsed in `crate::routes::table`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Page {
+pub enum SitePage {
     Home,
     Regions,
     /// `None`: a path under `/regions/` that names no id.
@@ -118,20 +118,20 @@ impl From<Markup> for Drawn {
     }
 }
 
-impl Page {
+impl SitePage {
     fn render(self, view: &View, query: &Query) -> Result<Drawn, ApiError> {
         let missing = || ApiError::NotFound(String::new());
         let markup = match self {
-            Page::Explore => return pages::explore::render(view, query),
-            Page::Home => pages::home::render(view, query),
-            Page::Regions => pages::regions::list(view),
-            Page::Region(id) => pages::regions::one(view, id.ok_or_else(missing)?),
-            Page::LocalAuthorities => pages::local_authority::list(view),
-            Page::LocalAuthority(id) => {
+            SitePage::Explore => return pages::explore::render(view, query),
+            SitePage::Home => pages::home::render(view, query),
+            SitePage::Regions => pages::regions::list(view),
+            SitePage::Region(id) => pages::regions::one(view, id.ok_or_else(missing)?),
+            SitePage::LocalAuthorities => pages::local_authority::list(view),
+            SitePage::LocalAuthority(id) => {
                 pages::local_authority::one(view, id.ok_or_else(missing)?, query)
             }
-            Page::CountPoint(id) => pages::count_point::render(view, id.ok_or_else(missing)?),
-            Page::About => pages::about::render(view),
+            SitePage::CountPoint(id) => pages::count_point::render(view, id.ok_or_else(missing)?),
+            SitePage::About => pages::about::render(view),
         };
         markup.map(Drawn::from)
     }
@@ -140,7 +140,7 @@ impl Page {
     /// API's summary may), for a heavy permit; asked on the blocking pool, as it may learn the
     /// release's tables of totals.
     async fn rows_read(&self, release: &Arc<Release>, query: &Query) -> i64 {
-        if *self != Page::Explore {
+        if *self != SitePage::Explore {
             return 0;
         }
         let (release, query) = (release.clone(), query.clone());
@@ -177,9 +177,9 @@ where
     let drawn = web::block(move || {
         let _permit = permit;
         // Learnt once per release, outside the time limit; kept, it needs no connection.
-        let summary = match release.kept.get::<Summary>() {
+        let overview = match release.kept.get::<Overview>() {
             Some(kept) => kept,
-            None => summary::of(&release, &*release.connection()?)?,
+            None => overview::of(&release, &*release.connection()?)?,
         };
         let conn = release.timed_connection(time_limit)?;
         let compared = match (&releases.shown, &releases.previous) {
@@ -194,7 +194,7 @@ where
         let view = View {
             release: &release,
             conn: &conn,
-            summary: &summary,
+            overview: &overview,
             api_base: &api_base,
             max_page_size,
             prefix: &prefix,
@@ -214,14 +214,14 @@ where
 }
 
 /// The summary of the release being served, learnt now if it was not yet.
-pub async fn current_summary(state: &AppState) -> Result<(Arc<Release>, Arc<Summary>), ApiError> {
+pub async fn current_overview(state: &AppState) -> Result<(Arc<Release>, Arc<Overview>), ApiError> {
     let release = state.current.get()?;
-    if let Some(summary) = release.kept.get::<Summary>() {
+    if let Some(summary) = release.kept.get::<Overview>() {
         return Ok((release.clone(), summary));
     }
     let summary = web::block(move || {
         let conn = release.pool.get()?;
-        summary::of(&release, &conn).map(|s| (release.clone(), s))
+        overview::of(&release, &conn).map(|s| (release.clone(), s))
     })
     .await
     .map_err(ApiError::internal)??;

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::summary::Summary;
+use super::overview::Overview;
 use crate::html::Frame;
 use crate::release::{Named, Release};
 
@@ -11,7 +11,7 @@ use crate::release::{Named, Release};
 pub struct View<'a> {
     pub release: &'a Release,
     pub conn: &'a rusqlite::Connection,
-    pub summary: &'a Summary,
+    pub overview: &'a Overview,
     /// The API's base path (`/api`), for links to its listings.
     pub api_base: &'a str,
     /// The largest page the API answers (`--max-page-size`), for the map's requests.

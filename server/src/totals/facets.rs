@@ -7,8 +7,8 @@ use rusqlite::Connection;
 
 use roadtraffic_catalog::json;
 
-use super::ask::Facets;
-use super::source::{each_row, Rollups, Source};
+use super::question::Facets;
+use super::read_from::{each_row, ReadFrom, Rollups};
 use crate::error::ApiError;
 use roadtraffic_catalog::totals::key_value;
 
@@ -24,7 +24,7 @@ impl Facets {
     pub fn run(&self, conn: &Connection, rollups: &Rollups) -> Result<Vec<Facet>, ApiError> {
         let mut out = Vec::with_capacity(self.columns.len());
         for column in &self.columns {
-            let source = Source::choose(
+            let source = ReadFrom::choose(
                 self.dataset,
                 &self.conditions,
                 std::slice::from_ref(column),

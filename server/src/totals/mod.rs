@@ -6,22 +6,22 @@
 //! - `<endpoint>/summary?group_by=year&sum=all_motor_vehicles` (and `.csv`, `.ndjson`): one row
 //!   per group with its count and the sums, averages, minima and maxima asked (`summary`).
 //!
-//! A question flows one way: checked against the catalogue (`ask`), given the smallest source
-//! that answers it exactly (`source`: a table of totals kept at load time, the runs table, or
+//! A question flows one way: checked against the catalogue (`question`), given the smallest source
+//! that answers it exactly (`read_from`: a table of totals kept at load time, the runs table, or
 //! the listing's own SQL), run under the query time limit, written (`write`). What may be
 //! grouped and added up is the catalogue's (`roadtraffic_catalog::totals`).
 
-mod ask;
 mod facets;
-mod source;
+mod question;
+mod read_from;
 mod summary;
 mod write;
 
-pub use ask::{
+pub use facets::write_json as facets_json;
+pub use question::{
     Facets, Measure, Stat, Summary, AVG_DECIMALS, DEFAULT_FACET_SIZE, MAX_FACET_SIZE, MAX_GROUP_BY,
     MAX_SUMMARY_ROWS,
 };
-pub use facets::write_json as facets_json;
-pub use source::{Rollups, Source};
-pub use summary::{Cell, SummaryRows};
+pub use read_from::{ReadFrom, Rollups};
+pub use summary::{SummaryCell, SummaryRows};
 pub use write::write as write_summary;

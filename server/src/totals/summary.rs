@@ -4,14 +4,14 @@
 use rusqlite::types::Value as SqlValue;
 use rusqlite::Connection;
 
-use super::ask::{Key, Stat, Summary, AVG_DECIMALS, MAX_SUMMARY_ROWS};
-use super::source::{each_row, Rollups, Source};
+use super::question::{SortKey, Stat, Summary, AVG_DECIMALS, MAX_SUMMARY_ROWS};
+use super::read_from::{each_row, ReadFrom, Rollups};
 use crate::error::ApiError;
 use roadtraffic_catalog::totals::key_value;
 
 /// A value of a summary's row.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Cell {
+pub enum SummaryCell {
     /// As SQLite gives it: a group key, a count, a sum, a minimum or maximum.
     Value(SqlValue),
     /// A decimal written as is: an average, rounded to [`AVG_DECIMALS`] places.
@@ -19,7 +19,7 @@ pub enum Cell {
 }
 
 /// One group: its cells in the summary's output order (`Summary::output_names`).
-pub type SummaryRow = Vec<Cell>;
+pub type SummaryRow = Vec<SummaryCell>;
 
 /// A summary's answer.
 pub struct SummaryRows {
@@ -39,9 +39,9 @@ fn selected(stat: Stat) -> &'static [&'static str] {
 
 impl Summary {
     /// Where it is answered from.
-    pub fn source(&self, rollups: &Rollups) -> Source {
+    pub fn source(&self, rollups: &Rollups) -> ReadFrom {
         let measures = !self.measures.is_empty();
-        Source::choose(
+        ReadFrom::choose(
             self.dataset,
             &self.conditions,
             &self.group_by,
@@ -52,7 +52,7 @@ impl Summary {
 
     /// The statement: `g0..` the keys, `n` the count, `m0_sum`, `m0_count`... each measure's
     /// parts; grouped by the keys, in the asked order, one row past the cap.
-    pub fn sql(&self, source: &Source) -> (String, Vec<SqlValue>) {
+    pub fn sql(&self, source: &ReadFrom) -> (String, Vec<SqlValue>) {
         let mut select: Vec<String> = (self.group_by.iter().enumerate())
             .map(|(i, c)| format!("{} AS g{i}", key_value(c, &source.column(c))))
             .collect();
@@ -88,11 +88,11 @@ impl Summary {
         (sql, args)
     }
 
-    fn order_term(&self, source: &Source, key: Key, desc: bool) -> String {
+    fn order_term(&self, source: &ReadFrom, key: SortKey, desc: bool) -> String {
         let term = match key {
-            Key::Group(i) => source.column(self.group_by[i]),
-            Key::Count => "n".to_string(),
-            Key::Measure(i) => match self.measures[i].stat {
+            SortKey::Group(i) => source.column(self.group_by[i]),
+            SortKey::Count => "n".to_string(),
+            SortKey::Measure(i) => match self.measures[i].stat {
                 Stat::Sum => format!("m{i}_sum"),
                 Stat::Avg => format!("m{i}_sum * 1.0 / m{i}_count"),
                 Stat::Min => format!("m{i}_min"),
@@ -135,21 +135,21 @@ impl Summary {
             r.get::<_, SqlValue>(at - 1)
         };
         for _ in &self.group_by {
-            cells.push(Cell::Value(next()?));
+            cells.push(SummaryCell::Value(next()?));
         }
-        cells.push(Cell::Value(next()?));
+        cells.push(SummaryCell::Value(next()?));
         for m in &self.measures {
             let cell = match m.stat {
                 Stat::Sum => {
                     let sum = next()?;
                     next()?;
-                    Cell::Value(sum)
+                    SummaryCell::Value(sum)
                 }
                 Stat::Avg => {
                     let sum = next()?;
                     average(&sum, next()?)
                 }
-                Stat::Min | Stat::Max => Cell::Value(next()?),
+                Stat::Min | Stat::Max => SummaryCell::Value(next()?),
             };
             cells.push(cell);
         }
@@ -160,15 +160,15 @@ impl Summary {
 /// The average of values summing to `sum`, `count` of them: exact for integers (the exact sum
 /// over the count, rounded half away from zero), rounded from the float for decimals; null
 /// when there are none.
-pub fn average(sum: &SqlValue, count: SqlValue) -> Cell {
+pub fn average(sum: &SqlValue, count: SqlValue) -> SummaryCell {
     let n = match count {
         SqlValue::Integer(n) if n > 0 => n,
-        _ => return Cell::Value(SqlValue::Null),
+        _ => return SummaryCell::Value(SqlValue::Null),
     };
     match sum {
-        SqlValue::Integer(s) => Cell::Decimal(exact_average(*s, n)),
-        SqlValue::Real(s) => Cell::Decimal(rounded_average(*s, n)),
-        _ => Cell::Value(SqlValue::Null),
+        SqlValue::Integer(s) => SummaryCell::Decimal(exact_average(*s, n)),
+        SqlValue::Real(s) => SummaryCell::Decimal(rounded_average(*s, n)),
+        _ => SummaryCell::Value(SqlValue::Null),
     }
 }
 
@@ -215,11 +215,11 @@ mod tests {
         assert_eq!(exact_average(big, 1), "9007199254740993.000");
         assert_eq!(
             average(&SqlValue::Null, SqlValue::Integer(0)),
-            Cell::Value(SqlValue::Null)
+            SummaryCell::Value(SqlValue::Null)
         );
         assert_eq!(
             average(&SqlValue::Real(1.0), SqlValue::Integer(3)),
-            Cell::Decimal("0.333".into())
+            SummaryCell::Decimal("0.333".into())
         );
         assert_eq!(rounded_average(0.125, 2), "0.063");
         assert_eq!(rounded_average(2.3125, 1), "2.313");

@@ -7,7 +7,7 @@ use rusqlite::types::Value as SqlValue;
 
 use roadtraffic_catalog::json;
 
-use super::summary::{Cell, SummaryRows};
+use super::summary::{SummaryCell, SummaryRows};
 use crate::error::ApiError;
 use crate::forms::{CellValue, Form, Record, Spec};
 use crate::rows::Found;
@@ -18,7 +18,7 @@ pub fn write(form: Form, summary: &SummaryRows) -> Result<Vec<u8>, ApiError> {
     let mut writer = Spec::of_summary(form, summary.names.clone());
     writer.open(&mut out, &Found::All)?;
     for row in &summary.rows {
-        let mut record = Row {
+        let mut record = SummaryRecord {
             names: &summary.names,
             cells: row,
         };
@@ -29,12 +29,12 @@ pub fn write(form: Form, summary: &SummaryRows) -> Result<Vec<u8>, ApiError> {
 }
 
 /// A summary's row as a record.
-struct Row<'a> {
+struct SummaryRecord<'a> {
     names: &'a [String],
-    cells: &'a [Cell],
+    cells: &'a [SummaryCell],
 }
 
-impl Record for Row<'_> {
+impl Record for SummaryRecord<'_> {
     fn json(&mut self, out: &mut Vec<u8>) -> Result<(), ApiError> {
         out.push(b'{');
         for (i, (name, cell)) in self.names.iter().zip(self.cells).enumerate() {
@@ -44,8 +44,8 @@ impl Record for Row<'_> {
             json::string(out, name);
             out.push(b':');
             match cell {
-                Cell::Value(v) => json::value(out, v.into()),
-                Cell::Decimal(d) => out.extend_from_slice(d.as_bytes()),
+                SummaryCell::Value(v) => json::value(out, v.into()),
+                SummaryCell::Decimal(d) => out.extend_from_slice(d.as_bytes()),
             }
         }
         out.push(b'}');
@@ -62,12 +62,12 @@ impl Record for Row<'_> {
     ) -> Result<(), ApiError> {
         for cell in self.cells {
             each(match cell {
-                Cell::Value(SqlValue::Null) => CellValue::Null,
-                Cell::Value(SqlValue::Integer(n)) => CellValue::Integer(*n),
-                Cell::Value(SqlValue::Real(f)) => CellValue::Real(*f),
-                Cell::Value(SqlValue::Text(t)) => CellValue::Text(t.as_bytes()),
-                Cell::Value(SqlValue::Blob(b)) => CellValue::Text(b),
-                Cell::Decimal(d) => CellValue::Decimal(d),
+                SummaryCell::Value(SqlValue::Null) => CellValue::Null,
+                SummaryCell::Value(SqlValue::Integer(n)) => CellValue::Integer(*n),
+                SummaryCell::Value(SqlValue::Real(f)) => CellValue::Real(*f),
+                SummaryCell::Value(SqlValue::Text(t)) => CellValue::Text(t.as_bytes()),
+                SummaryCell::Value(SqlValue::Blob(b)) => CellValue::Text(b),
+                SummaryCell::Decimal(d) => CellValue::Decimal(d),
             })?;
         }
         Ok(())

@@ -42,13 +42,13 @@ pub struct RevisionsRequest {
 }
 
 /// A kept release as the revisions name it.
-pub struct Kept {
+pub struct NamedRelease {
     pub name: String,
     pub release: Arc<Release>,
 }
 
 /// The answer: a JSON array, and whether keys follow this page.
-pub struct Revisions {
+pub struct RevisionsPage {
     pub body: Vec<u8>,
     pub more: bool,
 }
@@ -109,7 +109,11 @@ impl RevisionsRequest {
 
     /// The page of keys and their revisions across `releases` (oldest first). Every query
     /// stops once the whole request has taken `time_limit` (a 503).
-    pub fn run(&self, releases: &[Kept], time_limit: Duration) -> Result<Revisions, ApiError> {
+    pub fn run(
+        &self,
+        releases: &[NamedRelease],
+        time_limit: Duration,
+    ) -> Result<RevisionsPage, ApiError> {
         let deadline = Deadline {
             at: (!time_limit.is_zero()).then(|| Instant::now() + time_limit),
             release: releases.first().map(|k| k.release.clone()),
@@ -127,7 +131,7 @@ impl RevisionsRequest {
             .map(|(k, conn)| records::Side::new(self, &k.name, &k.release, conn))
             .collect();
         let body = records::write(self, &mut sides, &page.keys, &deadline)?;
-        Ok(Revisions {
+        Ok(RevisionsPage {
             body,
             more: page.more,
         })

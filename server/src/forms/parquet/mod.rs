@@ -21,7 +21,7 @@ use parquet::schema::types::ColumnPath;
 pub use column::Kind;
 use column::{Builder, Misfit};
 
-use super::layout::Layout;
+use super::file_layout::FileLayout;
 use super::writer::{Record, Writer};
 use crate::error::ApiError;
 use crate::rows::Found;
@@ -38,7 +38,7 @@ const BATCH_ROWS: usize = 8_192;
 /// How the file is written: zstd (level 3), chosen by measurement over snappy (BENCHMARKS.md);
 /// statistics per page, so readers that use page indexes skip pages too; the sort the rows
 /// are in, when they are sorted, declared for engines that use it.
-fn properties(layout: &Layout, sorted_by: &[usize]) -> Result<WriterProperties, ApiError> {
+fn properties(layout: &FileLayout, sorted_by: &[usize]) -> Result<WriterProperties, ApiError> {
     let level = ZstdLevel::try_new(3).map_err(ApiError::internal)?;
     let sorting = sorted_by.iter().map(|&at| SortingColumn {
         column_idx: at as i32,
@@ -72,7 +72,7 @@ const BLOOM: [&str; 3] = ["count_point_id", "local_authority_id", "region_id"];
 const BLOOM_DISTINCT: u64 = 16_384;
 
 /// The Arrow schema of a layout: its headers, each with its column's type.
-pub fn schema(layout: &Layout) -> Schema {
+pub fn schema(layout: &FileLayout) -> Schema {
     let fields = layout
         .cells
         .iter()
@@ -92,13 +92,13 @@ pub fn schema(layout: &Layout) -> Schema {
 /// them (about as much work again), and their bytes come back here to be written (a response
 /// body need not be `Send`, as the writer wants).
 pub struct Parquet {
-    layout: Layout,
+    layout: FileLayout,
     sorted_by: Vec<usize>,
-    encoding: Option<Encoding>,
+    encoding: Option<Encoder>,
 }
 
 /// A file being encoded: the batch being gathered, and the encoder's thread.
-struct Encoding {
+struct Encoder {
     schema: Arc<Schema>,
     builders: Vec<Builder>,
     gathered: usize,
@@ -108,7 +108,7 @@ struct Encoding {
 }
 
 impl Parquet {
-    pub fn new(layout: Layout, sorted_by: Vec<usize>) -> Parquet {
+    pub fn new(layout: FileLayout, sorted_by: Vec<usize>) -> Parquet {
         Parquet {
             layout,
             sorted_by,
@@ -116,7 +116,7 @@ impl Parquet {
         }
     }
 
-    fn encoding(&mut self) -> Result<&mut Encoding, ApiError> {
+    fn encoding(&mut self) -> Result<&mut Encoder, ApiError> {
         let encoding = self.encoding.as_mut();
         encoding.ok_or_else(|| ApiError::internal("a Parquet file not opened"))
     }
@@ -132,7 +132,7 @@ impl Writer for Parquet {
         let (encoded, bytes) = std::sync::mpsc::channel::<Vec<u8>>();
         let encoder = std::thread::spawn(move || encode(writer, &to_encode, &encoded));
         let kinds = self.layout.cells.iter().zip(&self.layout.columns);
-        self.encoding = Some(Encoding {
+        self.encoding = Some(Encoder {
             schema,
             builders: kinds
                 .map(|(cell, column)| Builder::new(Kind::of(cell, *column), BATCH_ROWS))
@@ -174,7 +174,7 @@ impl Writer for Parquet {
     }
 }
 
-impl Encoding {
+impl Encoder {
     /// Hands the batch gathered to the encoder, and takes what it has encoded so far.
     fn send(&mut self, out: &mut Vec<u8>) -> Result<(), ApiError> {
         let columns = self.builders.iter_mut().map(Builder::finish).collect();
@@ -205,7 +205,7 @@ impl Encoding {
 }
 
 /// A file left before its end (the client gone, a query stopped): its encoder is stopped.
-impl Drop for Encoding {
+impl Drop for Encoder {
     fn drop(&mut self) {
         self.batches = None;
         if let Some(encoder) = self.encoder.take() {

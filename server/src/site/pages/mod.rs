@@ -20,7 +20,7 @@ pub mod query;
 pub mod regions;
 pub mod template;
 
-use crate::site::summary::Summary;
+use crate::site::overview::Overview;
 use crate::site::View;
 
 use template::Context;
@@ -28,8 +28,8 @@ use template::Context;
 /// What a template may read of the view: not the connection.
 fn context<'a>(view: &View<'a>) -> Context<'a> {
     Context {
-        summary: view.summary,
-        points_asset: Summary::points_asset(view.release),
+        overview: view.overview,
+        points_asset: Overview::points_asset(view.release),
         api_base: format!("{}{}", view.prefix, view.api_base),
         max_page_size: view.max_page_size,
         frame: view.frame,

@@ -10,13 +10,13 @@ use crate::assets;
 use crate::html::Frame;
 use crate::site::chart::{line_chart, LineChart, Series};
 use crate::site::format;
+use crate::site::overview::{Area, Overview};
 use crate::site::pages::query::{Column, Columns, Revised};
-use crate::site::summary::{Area, Summary};
 
 /// What every template may read besides its page's data: what was learnt of the loaded file
 /// once, and where things are. Not the connection: a template runs no query.
 pub struct Context<'a> {
-    pub summary: &'a Summary,
+    pub overview: &'a Overview,
     /// The map's point data of the loaded file (an asset's name).
     pub points_asset: String,
     /// The API's base path in the release shown (`/api`, `/releases/{name}/api`), for links to
@@ -78,7 +78,7 @@ pub fn map(ctx: &Context, focus: Focus, label: &str) -> Markup {
             li { span.dot.primary aria-hidden="true" {} "Principal 'A' road" }
             li { span.dot.b-road aria-hidden="true" {} "B road" }
             li { span.dot.minor aria-hidden="true" {} "C or unclassified road" }
-            @if ctx.summary.points.major_without_category > 0 {
+            @if ctx.overview.points.major_without_category > 0 {
                 li { span.dot.major aria-hidden="true" {} "Major road, category not in the file" }
             }
         }

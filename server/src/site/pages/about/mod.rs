@@ -11,6 +11,6 @@ use crate::site::pages::context;
 use crate::site::View;
 
 pub fn render(view: &View) -> Result<Markup, ApiError> {
-    let loaded = query::loaded(view.summary);
+    let loaded = query::loaded(view.overview);
     Ok(template::page(&context(view), &loaded))
 }

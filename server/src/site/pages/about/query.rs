@@ -4,7 +4,7 @@
 use roadtraffic_catalog::changes::ChangeReport;
 use roadtraffic_catalog::schema::metadata;
 
-use crate::site::summary::Summary;
+use crate::site::overview::Overview;
 
 /// The loaded file's lists, as kept in its metadata; each empty (or `None`) when absent or
 /// unreadable.
@@ -30,7 +30,7 @@ pub enum Field {
     Number(f64),
 }
 
-pub fn loaded(summary: &Summary) -> Loaded {
+pub fn loaded(summary: &Overview) -> Loaded {
     let value = |key| summary.metadata(key).unwrap_or("");
     let sources: Vec<serde_json::Value> =
         serde_json::from_str(value(metadata::SOURCES)).unwrap_or_default();

@@ -7,8 +7,8 @@ use roadtraffic_catalog::schema::metadata;
 
 use crate::html::{page_in, Section};
 use crate::site::format;
+use crate::site::overview::Overview;
 use crate::site::pages::template::Context;
-use crate::site::summary::Summary;
 
 use super::query::{Field, Loaded, SourceFile};
 
@@ -17,7 +17,7 @@ pub fn page(ctx: &Context, loaded: &Loaded) -> Markup {
         the_data(),
         licence(),
         disclaimer(),
-        release_loaded(ctx.summary, loaded),
+        release_loaded(ctx.overview, loaded),
         what_changed(loaded.changes.as_ref(), &ctx.api_base),
     ];
     let body = html! {
@@ -66,7 +66,7 @@ fn disclaimer() -> Markup {
 }
 
 /// The release loaded: the metadata table of the file, in words.
-fn release_loaded(summary: &Summary, loaded: &Loaded) -> Markup {
+fn release_loaded(summary: &Overview, loaded: &Loaded) -> Markup {
     let value = |key| summary.metadata(key).unwrap_or("");
     html! {
         section aria-labelledby="release" {

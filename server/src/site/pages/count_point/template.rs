@@ -26,7 +26,7 @@ pub fn page(
     counts: Counts,
     revised: Option<Revisions>,
 ) -> Markup {
-    let s = ctx.summary;
+    let s = ctx.overview;
     let la = s.local_authority(site.local_authority_id);
     let trail = area_trail(ctx, s.region(site.region_id), la);
     let title = format!("Count point {id}: {}", site.road_name);
@@ -64,7 +64,7 @@ pub fn page(
 const NOT_GIVEN: &str = "Not given in the loaded file";
 
 fn details(ctx: &Context, id: i64, site: &Site) -> Markup {
-    let s = ctx.summary;
+    let s = ctx.overview;
     let category = format::road_category(&site.road_category);
     let opt = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
     html! {

@@ -12,7 +12,7 @@ use crate::site::bars::{bar_chart, Bar, BarChart};
 use crate::site::chart::{line_chart, LineChart, Series};
 use crate::site::format;
 use crate::site::pages::template::{year, Context};
-use crate::totals::{Cell, Summary, SummaryRows};
+use crate::totals::{Summary, SummaryCell, SummaryRows};
 
 /// The chart's id on the page (its table's `data-for-chart`).
 pub const ID: &str = "explore-chart";
@@ -25,10 +25,10 @@ pub const MOST_BARS: usize = 30;
 pub struct Plot {
     /// The output column drawn.
     pub column: usize,
-    pub kind: Kind,
+    pub kind: ChartKind,
 }
 
-pub enum Kind {
+pub enum ChartKind {
     /// A line per value of the second group (or one line), over the first.
     Lines {
         by_hour: bool,
@@ -44,30 +44,30 @@ impl Plot {
         let groups = question.group_by.len();
         let column = groups + usize::from(!question.measures.is_empty());
         let kind = match question.group_by.first() {
-            None => Kind::Nothing,
+            None => ChartKind::Nothing,
             Some(c) if matches!(c.domain, Domain::Year | Domain::Hour) && groups <= 2 => {
                 let lines = Plot::series_keys(rows, groups == 2);
                 let xs = Plot::xs(rows);
                 match lines.len() <= MOST_LINES && xs.len() >= 2 {
-                    true => Kind::Lines {
+                    true => ChartKind::Lines {
                         by_hour: c.domain == Domain::Hour,
                         split: groups == 2,
                     },
-                    false => Kind::Bars,
+                    false => ChartKind::Bars,
                 }
             }
-            Some(_) => Kind::Bars,
+            Some(_) => ChartKind::Bars,
         };
         Plot { column, kind }
     }
 
     /// The x of a row on a line chart (its first key), and its line's key.
-    pub fn point(&self, rows: &SummaryRows, row: &[Cell]) -> Option<(i64, String)> {
-        let Kind::Lines { split, .. } = self.kind else {
+    pub fn point(&self, rows: &SummaryRows, row: &[SummaryCell]) -> Option<(i64, String)> {
+        let ChartKind::Lines { split, .. } = self.kind else {
             return None;
         };
         let x = match row.first() {
-            Some(Cell::Value(SqlValue::Integer(x))) => *x,
+            Some(SummaryCell::Value(SqlValue::Integer(x))) => *x,
             _ => return None,
         };
         Some((x, series_key(rows, row, split)))
@@ -87,7 +87,7 @@ impl Plot {
     fn xs(rows: &SummaryRows) -> Vec<i64> {
         let mut xs: Vec<i64> = (rows.rows.iter())
             .filter_map(|r| match r.first() {
-                Some(Cell::Value(SqlValue::Integer(x))) => Some(*x),
+                Some(SummaryCell::Value(SqlValue::Integer(x))) => Some(*x),
                 _ => None,
             })
             .collect();
@@ -98,20 +98,20 @@ impl Plot {
 }
 
 /// A row's line: the value of its second key, or the column drawn when there is one line.
-fn series_key(rows: &SummaryRows, row: &[Cell], split: bool) -> String {
+fn series_key(rows: &SummaryRows, row: &[SummaryCell], split: bool) -> String {
     match (split, row.get(1)) {
-        (true, Some(Cell::Value(v))) => super::ask::filter_text(v),
+        (true, Some(SummaryCell::Value(v))) => super::question::filter_text(v),
         _ => rows.names.last().cloned().unwrap_or_default(),
     }
 }
 
 /// A cell's number, for the chart.
-pub fn number(cell: &Cell) -> Option<f64> {
+pub fn number(cell: &SummaryCell) -> Option<f64> {
     match cell {
-        Cell::Value(SqlValue::Integer(n)) => Some(*n as f64),
-        Cell::Value(SqlValue::Real(f)) => Some(*f),
-        Cell::Decimal(d) => d.parse().ok(),
-        Cell::Value(_) => None,
+        SummaryCell::Value(SqlValue::Integer(n)) => Some(*n as f64),
+        SummaryCell::Value(SqlValue::Real(f)) => Some(*f),
+        SummaryCell::Decimal(d) => d.parse().ok(),
+        SummaryCell::Value(_) => None,
     }
 }
 
@@ -125,11 +125,11 @@ pub fn draw(ctx: &Context, plot: &Plot, question: &Summary, rows: &SummaryRows) 
         .collect();
     let title = format!("{drawn} by {}", by.join(", "));
     match plot.kind {
-        Kind::Nothing => html! { p.hint { "Group the records by a column to draw a chart." } },
-        Kind::Lines { by_hour, split } => {
+        ChartKind::Nothing => html! { p.hint { "Group the records by a column to draw a chart." } },
+        ChartKind::Lines { by_hour, split } => {
             lines(ctx, plot, question, rows, (title, &drawn), (by_hour, split))
         }
-        Kind::Bars => bars(ctx, plot, question.group_by.len(), rows, (title, drawn)),
+        ChartKind::Bars => bars(ctx, plot, question.group_by.len(), rows, (title, drawn)),
     }
 }
 
@@ -152,7 +152,7 @@ fn lines(
             Some(i) => i,
             None => {
                 let label = match (split, row.get(1)) {
-                    (true, Some(Cell::Value(v))) => {
+                    (true, Some(SummaryCell::Value(v))) => {
                         labels::key(ctx, question.group_by[1].name, v).0
                     }
                     _ => drawn.to_string(),
@@ -195,8 +195,8 @@ fn bars(
         .map(|row| {
             let keys: Vec<String> = (rows.names.iter().zip(row).take(groups))
                 .map(|(name, cell)| match cell {
-                    Cell::Value(v) => labels::key(ctx, name, v).0,
-                    Cell::Decimal(d) => d.clone(),
+                    SummaryCell::Value(v) => labels::key(ctx, name, v).0,
+                    SummaryCell::Decimal(d) => d.clone(),
                 })
                 .collect();
             Bar {

@@ -5,9 +5,9 @@
 
 use maud::{html, Markup};
 
-use super::ask::{datasets, filter_names, slug, Ask, DATASET, GROUP_BY};
 use super::labels;
 use super::query::Hints;
+use super::question::{datasets, filter_names, slug, Ask, DATASET, GROUP_BY};
 use crate::site::format;
 use crate::site::pages::template::Context;
 use crate::totals::{Stat, MAX_GROUP_BY, MAX_SUMMARY_ROWS};

@@ -6,7 +6,7 @@ use rusqlite::types::Value as SqlValue;
 
 use roadtraffic_catalog::Dataset;
 
-use super::ask::{filter_text, Ask};
+use super::question::{filter_text, Ask};
 use crate::site::format;
 use crate::site::pages::template::Context;
 use crate::totals::{Measure, Stat, Summary};
@@ -91,7 +91,7 @@ fn and(items: &[String]) -> String {
 
 /// A group key as people read it, and the site's page of it where there is one.
 pub fn key(ctx: &Context, column: &str, value: &SqlValue) -> (String, Option<String>) {
-    let s = ctx.summary;
+    let s = ctx.overview;
     match (column, value) {
         (_, SqlValue::Null) => ("(none)".to_string(), None),
         ("region_id", SqlValue::Integer(id)) => match s.region(*id) {
@@ -135,7 +135,7 @@ fn direction(code: &str) -> String {
 /// A filter value suggested, as its field's list names it: a region's name for its id.
 pub fn hint(ctx: &Context, column: &str, value: &str) -> Option<String> {
     let id = value.parse::<i64>().ok();
-    let s = ctx.summary;
+    let s = ctx.overview;
     match column {
         "region_id" => id.and_then(|id| s.region(id)).map(|r| r.name.clone()),
         "local_authority_id" => id

@@ -1,18 +1,18 @@
 //! `/explore`: any summary of the API, asked with a form and answered as a table, a chart and
-//! the API's URLs of the same question. The page's question is its query string (`ask`), made
+//! the API's URLs of the same question. The page's question is its query string (`question`), made
 //! the API's own query string and checked and run by the API's totals engine, in process, on
 //! the page's connection: the page and the API cannot differ. A question the API refuses is a
 //! 400 page that shows the API's message above the form as it was filled.
 //!
-//! - `ask`: the page's query string, and the API's query strings of the same question;
+//! - `question`: the page's query string, and the API's query strings of the same question;
 //! - `query`: the answer, and the values the filter fields suggest;
 //! - `template`: the page (`form`: its forms; `figure`: its chart; `labels`: its words).
 
-mod ask;
 mod figure;
 mod form;
 mod labels;
 mod query;
+mod question;
 mod template;
 
 use actix_web::http::StatusCode;
@@ -24,7 +24,7 @@ use crate::site::pages::context;
 use crate::site::{Drawn, View};
 use crate::totals::Summary;
 
-use ask::Ask;
+use question::Ask;
 use template::{Answered, Shown};
 
 pub fn render(view: &View, query: &Query) -> Result<Drawn, ApiError> {

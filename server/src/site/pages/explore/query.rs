@@ -8,11 +8,11 @@ use rusqlite::types::Value as SqlValue;
 
 use roadtraffic_catalog::Dataset;
 
-use super::ask::{datasets, filter_text};
+use super::question::{datasets, filter_text};
 use crate::error::ApiError;
 use crate::release::Release;
 use crate::site::View;
-use crate::totals::{Facets, Rollups, Source, Summary, SummaryRows};
+use crate::totals::{Facets, ReadFrom, Rollups, Summary, SummaryRows};
 
 /// The answer to a checked question, as the API's summary gives it.
 pub fn answer(view: &View, question: &Summary) -> Result<SummaryRows, ApiError> {
@@ -75,8 +75,8 @@ impl Hints {
         let mut hints = Vec::new();
         for column in d.facet_columns() {
             let one = std::slice::from_ref(&column);
-            let source = Source::choose(d, &[], one, false, &rollups);
-            if !small && !matches!(source, Source::Rollup(_)) {
+            let source = ReadFrom::choose(d, &[], one, false, &rollups);
+            if !small && !matches!(source, ReadFrom::Rollup(_)) {
                 continue;
             }
             let facets = Facets {

@@ -6,15 +6,15 @@
 use maud::{html, Markup};
 use rusqlite::types::Value as SqlValue;
 
-use super::ask::Ask;
 use super::figure::{self, Plot, MOST_BARS};
 use super::form;
 use super::labels;
 use super::query::Hints;
+use super::question::Ask;
 use crate::html::{page_in, Section};
 use crate::site::format;
 use crate::site::pages::template::Context;
-use crate::totals::{Cell, Summary, SummaryRows, AVG_DECIMALS};
+use crate::totals::{Summary, SummaryCell, SummaryRows, AVG_DECIMALS};
 
 /// Rows of an answer shown in the page at most (its CSV has them all).
 pub const MOST_ROWS: usize = 1_000;
@@ -95,7 +95,7 @@ fn answer(ctx: &Context, ask: &Ask, answered: &Answered) -> Markup {
     let words = labels::question(question, ask);
     let records: i64 = (rows.rows.iter())
         .filter_map(|r| match r.get(question.group_by.len()) {
-            Some(Cell::Value(SqlValue::Integer(n))) => Some(*n),
+            Some(SummaryCell::Value(SqlValue::Integer(n))) => Some(*n),
             _ => None,
         })
         .sum();
@@ -109,7 +109,7 @@ fn answer(ctx: &Context, ask: &Ask, answered: &Answered) -> Markup {
                 @if !question.group_by.is_empty() { " in " (format::grouped(&rows.rows.len().to_string())) " rows" }
                 "."
                 @if rows.rows.len() > MOST_ROWS { " The first " (format::grouped(&MOST_ROWS.to_string())) " rows are shown: the CSV below has them all." }
-                @if matches!(plot.kind, figure::Kind::Bars) && rows.rows.len() > MOST_BARS { " The chart draws the first " (MOST_BARS) " rows." }
+                @if matches!(plot.kind, figure::ChartKind::Bars) && rows.rows.len() > MOST_BARS { " The chart draws the first " (MOST_BARS) " rows." }
             }
             (figure::draw(ctx, &plot, question, rows))
             (table(ctx, &words, &plot, answered))
@@ -121,7 +121,7 @@ fn answer(ctx: &Context, ask: &Ask, answered: &Answered) -> Markup {
 fn table(ctx: &Context, words: &str, plot: &Plot, answered: &Answered) -> Markup {
     let Answered { question, rows } = answered;
     let groups = question.group_by.len();
-    let lines = matches!(plot.kind, figure::Kind::Lines { .. });
+    let lines = matches!(plot.kind, figure::ChartKind::Lines { .. });
     html! {
         div.table-scroll tabindex="0" role="region" aria-label="The answer (table)" {
             table.answer data-for-chart=[lines.then_some(figure::ID)] {
@@ -155,14 +155,14 @@ fn table(ctx: &Context, words: &str, plot: &Plot, answered: &Answered) -> Markup
 
 /// A group's key: its name (a link to its page where the site has one), its value as the
 /// API gives it in `data-value`.
-fn key_cell(ctx: &Context, column: &str, cell: &Cell) -> Markup {
+fn key_cell(ctx: &Context, column: &str, cell: &SummaryCell) -> Markup {
     let value = match cell {
-        Cell::Value(v) => v.clone(),
-        Cell::Decimal(d) => SqlValue::Text(d.clone()),
+        SummaryCell::Value(v) => v.clone(),
+        SummaryCell::Decimal(d) => SqlValue::Text(d.clone()),
     };
     let (text, href) = labels::key(ctx, column, &value);
     html! {
-        th scope="row" data-column=(column) data-value=(super::ask::filter_text(&value)) {
+        th scope="row" data-column=(column) data-value=(super::question::filter_text(&value)) {
             @match href {
                 Some(href) => a href=(href) { (text) },
                 None => (text),
@@ -172,13 +172,13 @@ fn key_cell(ctx: &Context, column: &str, cell: &Cell) -> Markup {
 }
 
 /// A number, with its thousands separated; the chart's, marked with its line and x.
-fn number_cell(column: &str, cell: &Cell, point: Option<(i64, String)>) -> Markup {
+fn number_cell(column: &str, cell: &SummaryCell, point: Option<(i64, String)>) -> Markup {
     let text = match cell {
-        Cell::Value(SqlValue::Integer(n)) => format::grouped(&n.to_string()),
-        Cell::Value(SqlValue::Real(f)) => format::decimal(*f, AVG_DECIMALS as usize),
-        Cell::Value(SqlValue::Text(t)) => t.clone(),
-        Cell::Value(_) => String::new(),
-        Cell::Decimal(d) => format::grouped(d),
+        SummaryCell::Value(SqlValue::Integer(n)) => format::grouped(&n.to_string()),
+        SummaryCell::Value(SqlValue::Real(f)) => format::decimal(*f, AVG_DECIMALS as usize),
+        SummaryCell::Value(SqlValue::Text(t)) => t.clone(),
+        SummaryCell::Value(_) => String::new(),
+        SummaryCell::Decimal(d) => format::grouped(d),
     };
     let (x, series) = point.unzip();
     html! { td.num data-column=(column) data-series=[series] data-x=[x] { (text) } }

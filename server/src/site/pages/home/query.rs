@@ -4,14 +4,14 @@
 use roadtraffic_catalog::COUNT_POINTS;
 
 use crate::error::ApiError;
-use crate::site::summary::Area;
+use crate::site::overview::Area;
 use crate::site::View;
 
 /// Results of each kind shown at most.
 pub const MOST: usize = 100;
 
 /// A count point found, as a search result shows it.
-pub struct Found {
+pub struct SearchHit {
     pub id: i64,
     pub road: String,
     pub category: String,
@@ -22,7 +22,7 @@ pub struct Found {
 pub struct Search<'a> {
     /// The count point of that id, then those on the road of that name (up to `MOST + 1` of
     /// each, so that a page can say there are more).
-    pub points: Vec<Found>,
+    pub points: Vec<SearchHit>,
     /// Other roads whose name starts with the search, with their number of count points.
     pub roads: Vec<(String, i64)>,
     pub authorities: Vec<&'a Area>,
@@ -55,8 +55,8 @@ pub fn search<'a>(view: &View<'a>, q: &str) -> Result<Search<'a>, ApiError> {
     Ok(Search {
         points,
         roads,
-        authorities: matching(&view.summary.local_authorities),
-        regions: matching(&view.summary.regions),
+        authorities: matching(&view.overview.local_authorities),
+        regions: matching(&view.overview.regions),
     })
 }
 
@@ -64,7 +64,7 @@ fn count_points(
     view: &View,
     condition: &str,
     params: &[&dyn rusqlite::ToSql],
-) -> Result<Vec<Found>, ApiError> {
+) -> Result<Vec<SearchHit>, ApiError> {
     let sql = format!(
         "SELECT count_point_id, road_name, road_category, local_authority_id FROM {} \
          WHERE {condition} ORDER BY count_point_id LIMIT {}",
@@ -73,7 +73,7 @@ fn count_points(
     );
     let mut stmt = view.conn.prepare(&sql)?;
     let rows = stmt.query_map(params, |r| {
-        Ok(Found {
+        Ok(SearchHit {
             id: r.get(0)?,
             road: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
             category: r.get::<_, Option<String>>(2)?.unwrap_or_default(),

@@ -4,14 +4,14 @@ use maud::{html, Markup};
 
 use crate::html::{page_in, Section};
 use crate::site::format;
+use crate::site::overview::{Area, Overview};
 use crate::site::pages::template::{map, Context, Focus};
-use crate::site::summary::{Area, Summary};
 
-use super::query::{Found, Search, MOST};
+use super::query::{Search, SearchHit, MOST};
 
 /// The page, with the search `q` and its results when there was one.
 pub fn page(ctx: &Context, q: Option<&str>, results: Option<&Search>) -> Markup {
-    let s = ctx.summary;
+    let s = ctx.overview;
     let label = format!(
         "Map of Great Britain with {} count points, coloured by road category",
         format::whole(s.points.mapped as f64)
@@ -43,7 +43,7 @@ pub fn page(ctx: &Context, q: Option<&str>, results: Option<&Search>) -> Markup 
     page_in(ctx.frame, Section::Map, "Map of count points", body)
 }
 
-fn headline(summary: &Summary) -> Markup {
+fn headline(summary: &Overview) -> Markup {
     let Some(h) = &summary.headline else {
         return html! {};
     };
@@ -126,8 +126,8 @@ fn areas(ctx: &Context, heading: &str, path: &str, found: &[&Area]) -> Markup {
     }
 }
 
-fn count_point(ctx: &Context, p: &Found) -> Markup {
-    let la = ctx.summary.local_authority(p.local_authority);
+fn count_point(ctx: &Context, p: &SearchHit) -> Markup {
+    let la = ctx.overview.local_authority(p.local_authority);
     html! {
         a href=(ctx.link(&format!("/manualcountpoints/{}", p.id))) { (p.road) ", count point " (p.id) }
         " – " (format::category_name(&p.category))

@@ -20,7 +20,7 @@ pub fn list(view: &View) -> Result<Markup, ApiError> {
 /// The authority's page; `?page=N` is the page of its count point table, kept within range.
 pub fn one(view: &View, id: i64, query: &Query) -> Result<Markup, ApiError> {
     let la = view
-        .summary
+        .overview
         .local_authority(id)
         .ok_or_else(|| ApiError::NotFound(format!("local-authorities/{id}")))?;
     let traffic = query::traffic(view, id)?;

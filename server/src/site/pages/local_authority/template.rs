@@ -5,10 +5,10 @@ use maud::{html, Markup};
 
 use crate::html::{page_in, Section};
 use crate::site::format;
+use crate::site::overview::Area;
 use crate::site::pages::template::{
     area_trail, breadcrumbs, chart_and_table, map, pager, vehicle, Context, Figures, Focus,
 };
-use crate::site::summary::Area;
 
 use super::query::{PointRow, Traffic, PER_PAGE};
 
@@ -22,7 +22,7 @@ pub struct Points {
 }
 
 pub fn list(ctx: &Context) -> Markup {
-    let s = ctx.summary;
+    let s = ctx.overview;
     let body = html! {
         (breadcrumbs(&area_trail(ctx, None, None)))
         h1 { "Local authorities" }
@@ -49,7 +49,7 @@ pub fn list(ctx: &Context) -> Markup {
 }
 
 pub fn one(ctx: &Context, la: &Area, traffic: Traffic, points: &Points) -> Markup {
-    let region = la.parent.and_then(|r| ctx.summary.region(r));
+    let region = la.parent.and_then(|r| ctx.overview.region(r));
     let (id, total) = (la.id, points.total);
     let latest = traffic.miles.last_of("all_motor_vehicles");
     let body = html! {

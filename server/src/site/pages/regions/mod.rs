@@ -18,7 +18,7 @@ pub fn list(view: &View) -> Result<Markup, ApiError> {
 
 pub fn one(view: &View, id: i64) -> Result<Markup, ApiError> {
     let region = view
-        .summary
+        .overview
         .region(id)
         .ok_or_else(|| ApiError::NotFound(format!("regions/{id}")))?;
     let figures = query::region(view, id)?;

@@ -8,8 +8,8 @@ use roadtraffic_catalog::{
 };
 
 use crate::error::ApiError;
+use crate::site::overview::regional_vehicle_columns;
 use crate::site::pages::query::{long, wide, Columns};
-use crate::site::summary::regional_vehicle_columns;
 use crate::site::View;
 
 /// Each region's motor vehicle miles in the latest year of the regional table.

@@ -5,16 +5,16 @@ use maud::{html, Markup};
 
 use crate::html::{page_in, Section};
 use crate::site::format;
+use crate::site::overview::Area;
 use crate::site::pages::query::Columns;
 use crate::site::pages::template::{
     area_trail, breadcrumbs, chart_and_table, map, vehicle, Context, Figures, Focus,
 };
-use crate::site::summary::Area;
 
 use super::query::{LatestTotals, Region};
 
 pub fn list(ctx: &Context, latest: &LatestTotals) -> Markup {
-    let s = ctx.summary;
+    let s = ctx.overview;
     let body = html! {
         h1 { "Regions" }
         p.lead { "Each region's traffic over the years, by vehicle type and road category, and its local authorities." }
@@ -50,7 +50,7 @@ pub fn one(ctx: &Context, region: &Area, figures: Region) -> Markup {
     let points = figures.count_points;
     let latest = figures.by_vehicle.last_of("all_motor_vehicles");
     let authorities: Vec<_> = ctx
-        .summary
+        .overview
         .local_authorities
         .iter()
         .filter(|a| a.parent == Some(id))

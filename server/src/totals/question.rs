@@ -71,7 +71,7 @@ impl Measure {
 
 /// What a summary's rows are ordered by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Key {
+pub enum SortKey {
     /// The n-th `group_by` column.
     Group(usize),
     Count,
@@ -88,7 +88,7 @@ pub struct Summary {
     /// Sums first, then averages, minima and maxima, each in the order listed.
     pub measures: Vec<Measure>,
     /// (key, descending); the group keys in order follow, as ties.
-    pub sort: Vec<(Key, bool)>,
+    pub sort: Vec<(SortKey, bool)>,
     /// At most this many rows (the first, in order); without it, more than
     /// [`MAX_SUMMARY_ROWS`] is refused.
     pub limit: Option<usize>,
@@ -249,7 +249,7 @@ impl Summary {
     }
 
     /// `sort=-sum_all_motor_vehicles,year`: any output column, `-` for descending.
-    fn sort_keys(&self, params: &Params) -> Result<Vec<(Key, bool)>, ApiError> {
+    fn sort_keys(&self, params: &Params) -> Result<Vec<(SortKey, bool)>, ApiError> {
         let Some(p) = php::get(params, "sort") else {
             return Ok(Vec::new());
         };
@@ -263,9 +263,9 @@ impl Summary {
             let at = names.iter().position(|n| n == name)?;
             let groups = self.group_by.len();
             Some(match at {
-                i if i < groups => Key::Group(i),
-                i if i == groups => Key::Count,
-                i => Key::Measure(i - groups - 1),
+                i if i < groups => SortKey::Group(i),
+                i if i == groups => SortKey::Count,
+                i => SortKey::Measure(i - groups - 1),
             })
         };
         let (mut keys, mut unknown) = (Vec::new(), Vec::new());

@@ -49,7 +49,7 @@ pub struct MapPoints {
     pub major_without_category: usize,
 }
 
-pub struct Summary {
+pub struct Overview {
     pub regions: Vec<Area>,
     pub local_authorities: Vec<Area>,
     pub headline: Option<Headline>,
@@ -58,7 +58,7 @@ pub struct Summary {
     pub points: MapPoints,
 }
 
-impl Summary {
+impl Overview {
     pub fn region(&self, id: i64) -> Option<&Area> {
         self.regions.iter().find(|a| a.id == id)
     }
@@ -85,7 +85,7 @@ impl Summary {
 
 /// The summary of a release, learnt on first use and kept with it (two requests may learn it
 /// at once: the first kept wins, both are the same).
-pub fn of(release: &Release, conn: &rusqlite::Connection) -> Result<Arc<Summary>, ApiError> {
+pub fn of(release: &Release, conn: &rusqlite::Connection) -> Result<Arc<Overview>, ApiError> {
     release.kept.get_or_make(|| {
         let started = std::time::Instant::now();
         let summary = learn(conn)?;
@@ -100,9 +100,9 @@ pub fn of(release: &Release, conn: &rusqlite::Connection) -> Result<Arc<Summary>
     })
 }
 
-fn learn(conn: &rusqlite::Connection) -> Result<Summary, ApiError> {
+fn learn(conn: &rusqlite::Connection) -> Result<Overview, ApiError> {
     let (points, count_points) = map_points(conn)?;
-    Ok(Summary {
+    Ok(Overview {
         regions: areas(conn, REGIONS.table, "country_id")?,
         local_authorities: areas(conn, LOCAL_AUTHORITIES.table, "region_id")?,
         headline: headline(conn)?,

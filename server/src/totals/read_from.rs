@@ -62,7 +62,7 @@ impl Rollups {
 }
 
 /// What a question reads.
-pub enum Source {
+pub enum ReadFrom {
     /// A table of totals, as `t`.
     Rollup(String),
     /// The runs table, as `u`.
@@ -80,7 +80,7 @@ fn filters_within(conditions: &[Condition], columns: &[&str]) -> bool {
     })
 }
 
-impl Source {
+impl ReadFrom {
     /// The smallest source of a question on `columns` (counted or grouped by) under
     /// `conditions`, with measures or not.
     pub fn choose(
@@ -89,7 +89,7 @@ impl Source {
         columns: &[&'static Column],
         measures: bool,
         rollups: &Rollups,
-    ) -> Source {
+    ) -> ReadFrom {
         let fits = |by: &[&str]| {
             filters_within(conditions, by) && columns.iter().all(|c| by.contains(&c.name))
         };
@@ -97,10 +97,10 @@ impl Source {
             .filter(|r| r.dataset == d.table && fits(r.by))
             .min_by_key(|r| r.rows);
         if let Some(r) = rollup {
-            return Source::Rollup(r.table.clone());
+            return ReadFrom::Rollup(r.table.clone());
         }
         if !measures && d.runs_table().is_some() && fits(d.run_columns) {
-            return Source::Runs;
+            return ReadFrom::Runs;
         }
         let plan = Rows {
             dataset: d,
@@ -110,7 +110,7 @@ impl Source {
             reading: Reading::All,
         };
         let joined = Plan(&plan).sql().joined;
-        Source::Table {
+        ReadFrom::Table {
             plan: Box::new(plan),
             joined,
         }
@@ -118,16 +118,16 @@ impl Source {
 
     /// Whether it reads the dataset's rows themselves (a scan of them, at worst).
     pub fn reads_rows(&self) -> bool {
-        matches!(self, Source::Table { .. })
+        matches!(self, ReadFrom::Table { .. })
     }
 
     /// FROM, WHERE and the arguments of the WHERE.
     pub fn filtered(&self, d: &Dataset, conditions: &[Condition]) -> (String, Vec<SqlValue>) {
         let (from, alias) = match self {
-            Source::Rollup(table) => (format!("{table} t"), "t"),
+            ReadFrom::Rollup(table) => (format!("{table} t"), "t"),
             // Unfiltered, every run is read: in table order, not through the index of the
             // column grouped by, which would look each run up (seconds, from a cold cache).
-            Source::Runs => {
+            ReadFrom::Runs => {
                 let runs = d.runs_table().unwrap_or_default();
                 let all = if conditions.is_empty() {
                     " NOT INDEXED"
@@ -136,7 +136,7 @@ impl Source {
                 };
                 (format!("{runs} u{all}"), "u")
             }
-            Source::Table { plan, .. } => {
+            ReadFrom::Table { plan, .. } => {
                 let sql = Plan(plan).sql();
                 return (format!("{}{}", sql.from, sql.where_sql(&[])), sql.args);
             }
@@ -162,9 +162,9 @@ impl Source {
     /// A column, as the query reads it.
     pub fn column(&self, c: &Column) -> String {
         match self {
-            Source::Rollup(_) => format!("t.{}", c.name),
-            Source::Runs => format!("u.{}", c.name),
-            Source::Table { plan, joined } => Plan(plan).column_named(c.name, *joined),
+            ReadFrom::Rollup(_) => format!("t.{}", c.name),
+            ReadFrom::Runs => format!("u.{}", c.name),
+            ReadFrom::Table { plan, joined } => Plan(plan).column_named(c.name, *joined),
         }
     }
 
@@ -172,16 +172,16 @@ impl Source {
     /// groups over no records (as `count(*)` of the table gives it).
     pub fn records(&self) -> String {
         match self {
-            Source::Rollup(_) => format!("coalesce(sum(t.{RECORDS}), 0)"),
-            Source::Runs => "coalesce(sum(u.last_id - u.first_id + 1), 0)".to_string(),
-            Source::Table { .. } => "count(*)".to_string(),
+            ReadFrom::Rollup(_) => format!("coalesce(sum(t.{RECORDS}), 0)"),
+            ReadFrom::Runs => "coalesce(sum(u.last_id - u.first_id + 1), 0)".to_string(),
+            ReadFrom::Table { .. } => "count(*)".to_string(),
         }
     }
 
     /// A statistic of a measure over a group: `sum`, `count` (of values), `min`, `max`.
     pub fn stat(&self, stat: &str, m: &Column) -> String {
         match self {
-            Source::Rollup(_) => {
+            ReadFrom::Rollup(_) => {
                 let of_parts = match stat {
                     "sum" | "count" => "sum",
                     other => other,
@@ -195,9 +195,9 @@ impl Source {
     /// A name for the logs and the tests: which source answered.
     pub fn name(&self) -> &'static str {
         match self {
-            Source::Rollup(_) => "totals",
-            Source::Runs => "runs",
-            Source::Table { .. } => "table",
+            ReadFrom::Rollup(_) => "totals",
+            ReadFrom::Runs => "runs",
+            ReadFrom::Table { .. } => "table",
         }
     }
 }

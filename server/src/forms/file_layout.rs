@@ -33,7 +33,7 @@ pub enum Quoting {
 }
 
 #[derive(Debug, Clone)]
-pub struct Layout {
+pub struct FileLayout {
     pub headers: Vec<String>,
     pub cells: Vec<Cell>,
     /// The catalogue's column of each cell (none for `distance_m`): its type in a Parquet file.
@@ -113,7 +113,7 @@ fn of_columns(
     columns: &[&'static str],
     headers: Vec<String>,
     quoting: Quoting,
-) -> Layout {
+) -> FileLayout {
     let stored: Vec<&str> = d.stored_columns().map(|c| c.name).collect();
     let (cells, columns) = columns
         .iter()
@@ -126,7 +126,7 @@ fn of_columns(
             Some((cell?, Some(c)))
         })
         .unzip();
-    Layout {
+    FileLayout {
         headers,
         cells,
         columns,
@@ -134,9 +134,9 @@ fn of_columns(
     }
 }
 
-impl Layout {
+impl FileLayout {
     /// DfT's national file, headers as published.
-    pub fn national(d: &Dataset, file: &NationalFile) -> Layout {
+    pub fn national(d: &Dataset, file: &NationalFile) -> FileLayout {
         let columns = file.columns();
         let headers = columns
             .iter()
@@ -151,15 +151,15 @@ impl Layout {
     }
 
     /// DfT's per-area split files: lower-case headers, text quoted where needed.
-    pub fn split(d: &Dataset, file: &NationalFile, splits: &Splits) -> Layout {
+    pub fn split(d: &Dataset, file: &NationalFile, splits: &Splits) -> FileLayout {
         let columns = splits.columns(file);
         let headers = columns.iter().map(|c| c.to_ascii_lowercase()).collect();
         of_columns(d, &columns, headers, Quoting::WhereNeeded)
     }
 
     /// A listing's fields, headed by their names.
-    pub fn fields(fields: &[&'static Column]) -> Layout {
-        Layout {
+    pub fn fields(fields: &[&'static Column]) -> FileLayout {
+        FileLayout {
             headers: fields.iter().map(|c| c.name.to_string()).collect(),
             cells: (0..fields.len()).map(Cell::Stored).collect(),
             columns: fields.iter().map(|c| Some(*c)).collect(),
@@ -168,7 +168,7 @@ impl Layout {
     }
 
     /// The layout with `distance_m` last, read from the row's squared distance at `at`.
-    pub fn with_distance(mut self, at: usize) -> Layout {
+    pub fn with_distance(mut self, at: usize) -> FileLayout {
         self.headers.push("distance_m".to_string());
         self.cells.push(Cell::Distance(at));
         self.columns.push(None);
@@ -193,7 +193,7 @@ pub struct AreaNames {
 
 impl AreaNames {
     /// The names a layout needs: none unless it has area columns.
-    pub fn for_layout(conn: &rusqlite::Connection, layout: &Layout) -> rusqlite::Result<Self> {
+    pub fn for_layout(conn: &rusqlite::Connection, layout: &FileLayout) -> rusqlite::Result<Self> {
         match layout.uses_areas() {
             true => AreaNames::read(conn),
             false => Ok(AreaNames::default()),
