@@ -8,6 +8,7 @@ mod dataset;
 mod datasets;
 pub mod dates;
 pub mod json;
+pub mod json_schema;
 pub mod legacy;
 pub mod meanings;
 pub mod places;

@@ -1,21 +1,19 @@
 //! The API's description: the OpenAPI 3.1 document (`openapi.rs`, `schemas.rs`, `releases.rs`
 //! for the kept releases and `totals.rs` for each listing's facets and summary) and the docs
-//! page a person reads (`docs.rs`, with `releases_docs.rs` and `totals_docs.rs`), both written
-//! from the route table's endpoints, with where the mirror
-//! differs from the public service (`deviations.rs`) and, on the page, how GIS clients read the
-//! same data as OGC API - Features (`ogc.rs`). The document is built once per server (it
+//! page a person reads (`docs/`: its examples read from the file, then its template and its
+//! sections on releases, totals and OGC API - Features), both written from the route table's
+//! endpoints, with where the mirror differs from the public service (`deviations.rs`). A
+//! column's JSON type is the catalogue's (`roadtraffic_catalog::json_schema`), a filter's words
+//! the rows' (`rows::filter_words`), for this description and OGC's alike. The document is built once per server (it
 //! depends on the configuration alone); the docs page once per loaded file (its examples come from
 //! the file's own rows).
 
 mod deviations;
 mod docs;
-mod ogc;
 mod openapi;
 mod releases;
-mod releases_docs;
 mod schemas;
 mod totals;
-mod totals_docs;
 
 use std::sync::{Arc, Mutex, PoisonError};
 

@@ -5,14 +5,15 @@
 
 use serde_json::{json, Map, Value};
 
+use roadtraffic_catalog::json_schema;
 use roadtraffic_catalog::places::Places;
-use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD, DATASETS};
+use roadtraffic_catalog::{Dataset, COUNT_METHOD, DATASETS};
 
 use super::{releases, schemas};
 use crate::api::{Endpoint, REVISIONS};
 use crate::configuration::Config;
 use crate::forms::Form;
-use crate::rows::DEFAULT_PAGE_SIZE;
+use crate::rows::{filter_words, DEFAULT_PAGE_SIZE};
 use crate::spatial::area::MAX_RADIUS_M;
 use crate::spatial::grid::AREA_OF_USE;
 
@@ -158,37 +159,22 @@ pub(super) fn list_parameter(name: &str, description: String, items: Value) -> V
     })
 }
 
-fn filter_items(c: &Column) -> Value {
-    match c.ty {
-        ValueType::Integer => {
-            json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX})
-        }
-        ValueType::Number => json!({"type": "number"}),
-        ValueType::Date => json!({"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}),
-        ValueType::Text => json!({"type": "string"}),
-    }
-}
-
+/// Each of the dataset's filters as `filter[name]`, in the words every description uses
+/// (`rows::filter_words`): a list of values of the column's type.
 pub(super) fn filters(d: &Dataset) -> Vec<Value> {
     d.filters
         .iter()
         .filter_map(|&name| {
             let param = format!("filter[{name}]");
+            let words = filter_words(d, name)?;
             if name == COUNT_METHOD {
-                let matches = match d.count_method? {
-                    CountMethod::Column(c) => format!("matches {c} (letter case ignored)"),
-                    CountMethod::AllCounted => "every record is a manual count: `counted` keeps all, `estimated` none".into(),
-                };
-                let text = format!("Counted or estimated figures: {matches}. A comma-separated list matches any of its values.");
                 let items = names(vec!["counted".into(), "estimated".into()]);
-                return Some(list_parameter(&param, text, items));
+                return Some(list_parameter(&param, words, items));
             }
             let c = d.filter_column(name)?;
-            let case = if c.ty == ValueType::Text { "; letter case is ignored" } else { "" };
-            let text = format!(
-                "Records whose {name} is exactly this value{case}. A comma-separated list matches any of its values; empty values are ignored. Also accepted bare, as `{name}=`."
-            );
-            Some(list_parameter(&param, text, filter_items(c)))
+            let text =
+                format!("{words} Empty values are ignored. Also accepted bare, as `{name}=`.");
+            Some(list_parameter(&param, text, json_schema::filter_value(c)))
         })
         .collect()
 }

@@ -4,8 +4,9 @@
 
 use serde_json::{json, Map, Value};
 
+use roadtraffic_catalog::json_schema;
 use roadtraffic_catalog::places::Places;
-use roadtraffic_catalog::{Dataset, Source, ValueType};
+use roadtraffic_catalog::{Dataset, Source};
 
 use super::openapi::{self, message};
 use super::schemas;
@@ -90,14 +91,7 @@ fn responses(d: &'static Dataset, config: &Config) -> Value {
     let record = schemas::record_name(d);
     let key: Map<String, Value> = (d.natural_key.iter())
         .filter_map(|k| d.column(k))
-        .map(|c| {
-            let ty = match c.ty {
-                ValueType::Integer => "integer",
-                ValueType::Number => "number",
-                ValueType::Text | ValueType::Date => "string",
-            };
-            (c.name.to_string(), json!({"type": ty}))
-        })
+        .map(|c| (c.name.to_string(), Value::Object(json_schema::value(c))))
         .collect();
     let fields: Vec<&str> = (d.stored_columns())
         .filter(|c| c.source != Source::Id)

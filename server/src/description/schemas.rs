@@ -3,9 +3,10 @@
 
 use serde_json::{json, Map, Value};
 
+use roadtraffic_catalog::json_schema;
 use roadtraffic_catalog::meanings::meaning;
 use roadtraffic_catalog::places::Places;
-use roadtraffic_catalog::{Column, Dataset, Domain, Source, ValueType};
+use roadtraffic_catalog::{Column, Dataset, Domain};
 
 /// The name of a dataset's record schema: `AverageAnnualDailyFlow` from its first path.
 pub fn record_name(d: &Dataset) -> String {
@@ -21,42 +22,16 @@ pub fn record_name(d: &Dataset) -> String {
         .collect()
 }
 
-/// Whether a served value of the column can be null: ids, natural keys and the columns
-/// every row must have never are.
-fn nullable(d: &Dataset, c: &Column) -> bool {
-    !(c.source == Source::Id || c.filled || d.natural_key.contains(&c.name))
-}
-
-/// The JSON type of a column's values.
-fn json_type(c: &Column) -> &'static str {
-    match c.ty {
-        ValueType::Integer => "integer",
-        ValueType::Number => "number",
-        ValueType::Text | ValueType::Date => "string",
-    }
-}
-
-/// A field's schema: its JSON type (with null where it can be empty) and meaning.
+/// A field's schema: its JSON type (with null where it can be empty, `json_schema::field`)
+/// and meaning.
 pub(super) fn field_schema(d: &Dataset, c: &Column) -> Value {
-    let ty = json_type(c);
-    let mut schema = Map::new();
-    schema.insert(
-        "type".into(),
-        if nullable(d, c) {
-            json!([ty, "null"])
-        } else {
-            json!(ty)
-        },
-    );
+    let mut schema = json_schema::field(d, c);
     if let Some(m) = meaning(c.name) {
         let unit = match (c.domain, d.count_unit) {
             (Domain::Count, Some(unit)) => format!(" In {unit}."),
             _ => String::new(),
         };
         schema.insert("description".into(), json!(format!("{m}{unit}")));
-    }
-    if c.ty == ValueType::Date {
-        schema.insert("format".into(), json!("date"));
     }
     Value::Object(schema)
 }

@@ -7,6 +7,7 @@
 
 use serde_json::{json, Map, Value};
 
+use roadtraffic_catalog::json_schema;
 use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Column, Dataset, Domain, ValueType, DATASETS};
 
@@ -306,9 +307,10 @@ fn summary_row_schema(d: &Dataset) -> Value {
 }
 
 fn measure_schema(stat: Stat, m: &Column) -> Value {
-    let ty = match (stat, m.ty) {
-        (Stat::Avg, _) | (_, ValueType::Number) => "number",
-        _ => "integer",
+    // An average of whole numbers is a decimal; any other statistic is of the column's type.
+    let ty = match stat {
+        Stat::Avg => json_schema::json_type(ValueType::Number),
+        _ => json_schema::json_type(m.ty),
     };
     let what = match stat {
         Stat::Sum => "The sum of the group's values (exact)",

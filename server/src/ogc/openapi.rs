@@ -6,12 +6,14 @@
 
 use serde_json::{json, Map, Value};
 
-use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD};
+use roadtraffic_catalog::json_schema;
+use roadtraffic_catalog::{Dataset, COUNT_METHOD};
 
 use super::collection::Collection;
 use super::documents::{DESCRIPTION, TITLE};
 use super::links::{GEOJSON, HTML, JSON, OPENAPI};
 use super::query::{DEFAULT_LIMIT, ITEMS_PARAMETERS, MAX_LIMIT};
+use crate::rows::filter_words;
 use crate::spatial::Crs;
 
 /// The definition, its server at `base` (this server's `/ogcapi`); `rate_limited` adds the
@@ -165,40 +167,19 @@ fn reference_parameter(name: &str) -> Value {
     json!({"$ref": format!("#/components/parameters/{name}")})
 }
 
-/// An equality filter on each of the dataset's filters, named as the property.
+/// An equality filter on each of the dataset's filters, named as the property, in the words
+/// every description uses (`rows::filter_words`).
 fn filters(d: &Dataset) -> Vec<Value> {
     d.filters
         .iter()
         .filter_map(|&name| {
-            let (schema, what) = if name == COUNT_METHOD {
-                let matches = match d.count_method? {
-                    CountMethod::Column(c) => {
-                        format!("`{c}` is Counted or Estimated (letter case ignored)")
-                    }
-                    CountMethod::AllCounted => {
-                        "counted (every raw count is a manual count: `estimated` matches none)"
-                            .into()
-                    }
-                };
-                (
-                    json!({"type": "string", "enum": ["counted", "estimated"]}),
-                    format!("Only features whose {matches}."),
-                )
-            } else {
-                let c = d.filter_column(name)?;
-                let case = if c.ty == ValueType::Text {
-                    " (letter case ignored)"
-                } else {
-                    ""
-                };
-                (
-                    schema_of(c),
-                    format!("Only features whose `{name}` is this value{case}."),
-                )
+            let schema = match name == COUNT_METHOD {
+                true => json!({"type": "string", "enum": ["counted", "estimated"]}),
+                false => json_schema::filter_value(d.filter_column(name)?),
             };
             Some(json!({
                 "name": name, "in": "query", "required": false, "style": "form", "explode": false,
-                "description": format!("{what} A comma-separated list matches any of its values."),
+                "description": filter_words(d, name)?,
                 "schema": schema,
             }))
         })
@@ -214,15 +195,6 @@ fn datetime_pattern() -> String {
     let instant = format!("{date}([Tt]{time}{offset})?");
     let end = format!(r"({instant}|\.\.)?");
     format!("^({instant}|{end}/{end})$")
-}
-
-fn schema_of(c: &Column) -> Value {
-    match c.ty {
-        ValueType::Integer => json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}),
-        ValueType::Number => json!({"type": "number"}),
-        ValueType::Date => json!({"type": "string", "format": "date"}),
-        ValueType::Text => json!({"type": "string"}),
-    }
 }
 
 /// The parameters shared by the operations (Part 1's and Part 2's building blocks).

@@ -201,6 +201,26 @@ pub fn filter_condition(
     Ok(Some(Condition::In(column, values)))
 }
 
+/// What a filter of the dataset's (`name`, one of [`Dataset::filters`]) keeps, in words: the
+/// one description of it, for the API's description and OGC's alike.
+pub fn filter_words(d: &Dataset, name: &str) -> Option<String> {
+    let list = "A comma-separated list matches any of its values.";
+    if name == COUNT_METHOD {
+        return Some(match d.count_method? {
+            CountMethod::Column(c) => format!("Counted or estimated figures: `counted` keeps those whose `{c}` is Counted, `estimated` those whose `{c}` is Estimated (letter case ignored). {list}"),
+            CountMethod::AllCounted => format!("Counted or estimated figures: every record is a manual count, so `counted` keeps all and `estimated` none. {list}"),
+        });
+    }
+    let c = d.filter_column(name)?;
+    let case = match c.ty {
+        ValueType::Text => " (letter case ignored)",
+        _ => "",
+    };
+    Some(format!(
+        "Those whose `{name}` is exactly this value{case}. {list}"
+    ))
+}
+
 /// `filter[bbox]` or `filter[near]`: `None` when empty, as other filters.
 fn area(places: Places, name: &str, value: &Param) -> Result<Option<Condition>, ApiError> {
     let param = format!("filter[{name}]");

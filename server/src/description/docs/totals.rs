@@ -4,23 +4,22 @@
 //! loaded file; in each dataset's section, its own two examples.
 
 use maud::{html, Markup};
-use rusqlite::types::ValueRef;
 
 use roadtraffic_catalog::totals::{RECORDS, STATS};
 use roadtraffic_catalog::{Column, Dataset, Domain, AADF, DATASETS, RAW_COUNTS};
 
-use super::totals::{example_group, example_measure, summary_example};
+use super::examples::Examples;
 use crate::api::{FACETS, SUMMARY};
 use crate::configuration::Config;
-use crate::error::ApiError;
+use crate::description::totals::{example_group, example_measure, summary_example};
 use crate::totals::{
     AVG_DECIMALS, DEFAULT_FACET_SIZE, MAX_FACET_SIZE, MAX_GROUP_BY, MAX_SUMMARY_ROWS,
 };
 
 /// The section, under the page's requests.
-pub fn section(conn: &rusqlite::Connection, config: &Config) -> Result<Markup, ApiError> {
-    let examples = examples(conn, config)?;
-    Ok(html! {
+pub fn section(examples: &Examples, config: &Config) -> Markup {
+    let examples = totals_examples(examples, config);
+    html! {
         section id="totals" {
             h2 { "Totals: facets and summaries" }
             p { "How much, by what, without paging through a listing: every paginated listing answers two questions of the records its filters match (" code { "filter[x]" } " or " code { "x" } ", lists, " code { "count_method" } ", and " code { "filter[bbox]" } " and " code { "filter[near]" } " where it has places). The mirror's own: the public service has neither." }
@@ -33,7 +32,7 @@ pub fn section(conn: &rusqlite::Connection, config: &Config) -> Result<Markup, A
             p { "Each returns rows of this file:" }
             ul { @for (url, what) in &examples { li { (what) ": " a href=(url) { code { (url) } } } } }
         }
-    })
+    }
 }
 
 /// `facets` and `summary`, parameter by parameter.
@@ -111,10 +110,7 @@ fn columns_table() -> Markup {
 
 /// The section's examples, with what each asks: a file whose raw counts and AADF have rows
 /// returns rows for each.
-fn examples(
-    conn: &rusqlite::Connection,
-    config: &Config,
-) -> Result<Vec<(String, &'static str)>, ApiError> {
+fn totals_examples(examples: &Examples, config: &Config) -> Vec<(String, &'static str)> {
     let at = |d: &Dataset, what: &str| format!("{}{}/{what}", config.base_path(), d.paths[0]);
     let mut out = Vec::new();
     let coded = RAW_COUNTS
@@ -135,7 +131,7 @@ fn examples(
         summary_example(&RAW_COUNTS)
     );
     out.push((url, "the motor vehicles counted each year"));
-    if let Some(url) = busiest_hours(conn, &at(&RAW_COUNTS, SUMMARY))? {
+    if let Some(url) = busiest_hours(examples, &at(&RAW_COUNTS, SUMMARY)) {
         out.push((
             url,
             "the five busiest hours of a local authority's counts, on average, as CSV",
@@ -152,31 +148,19 @@ fn examples(
             "AADF per year and road category, latest first, as NDJSON",
         ));
     }
-    Ok(out)
+    out
 }
 
 /// The busiest hours of the first raw count's local authority, as CSV.
-fn busiest_hours(conn: &rusqlite::Connection, summary: &str) -> Result<Option<String>, ApiError> {
+fn busiest_hours(examples: &Examples, summary: &str) -> Option<String> {
     let area = "local_authority_id";
-    let hour = RAW_COUNTS
-        .facet_columns()
-        .find(|c| c.domain == Domain::Hour);
-    let (Some(hour), Some(m)) = (hour, example_measure(&RAW_COUNTS)) else {
-        return Ok(None);
-    };
-    let sql = format!(
-        "SELECT {area} FROM {} ORDER BY id LIMIT 1",
-        RAW_COUNTS.table
-    );
-    let mut stmt = conn.prepare(&sql)?;
-    let mut rows = stmt.query([])?;
-    let Some(ValueRef::Integer(id)) = rows.next()?.map(|r| r.get_ref(0)).transpose()? else {
-        return Ok(None);
-    };
+    let hour = (RAW_COUNTS.facet_columns()).find(|c| c.domain == Domain::Hour)?;
+    let m = example_measure(&RAW_COUNTS)?;
+    let id = examples.busiest_area.as_ref()?;
     let (hour, m) = (hour.name, m.name);
-    Ok(Some(format!(
+    Some(format!(
         "{summary}.csv?filter%5B{area}%5D={id}&group_by={hour}&avg={m}&sort=-avg_{m}&limit=5"
-    )))
+    ))
 }
 
 /// A dataset section's examples of its totals, for a paginated listing.

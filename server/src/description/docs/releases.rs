@@ -2,13 +2,12 @@
 //! two, and (in each dataset's section) an example of a record's revisions that returns rows.
 
 use maud::{html, Markup};
-use rusqlite::types::ValueRef;
 
-use roadtraffic_catalog::{Dataset, DATASETS};
+use roadtraffic_catalog::DATASETS;
 
+use super::examples::DatasetExamples;
 use crate::api::{DEFAULT_KEYS, REVISIONS};
 use crate::configuration::Config;
-use crate::error::ApiError;
 use crate::query;
 
 /// The section on releases, under the page's requests.
@@ -42,39 +41,21 @@ fn keys() -> String {
 }
 
 /// A dataset section's example of revisions: those of its first record, by its natural key.
-pub fn revisions_example(
-    conn: &rusqlite::Connection,
-    d: &'static Dataset,
-    config: &Config,
-) -> Result<Option<Markup>, ApiError> {
-    let sql = format!(
-        "SELECT {} FROM {} ORDER BY id LIMIT 1",
-        d.natural_key.join(", "),
-        d.table
-    );
-    let mut stmt = conn.prepare(&sql)?;
-    let mut rows = stmt.query([])?;
-    let Some(row) = rows.next()? else {
-        return Ok(None);
-    };
+pub fn revisions_example(first: &DatasetExamples, config: &Config) -> Option<Markup> {
     let mut filters = Vec::new();
-    for (i, name) in d.natural_key.iter().enumerate() {
-        let value = match row.get_ref(i)? {
-            ValueRef::Integer(v) => v.to_string(),
-            ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
-            _ => return Ok(None),
-        };
+    for (name, value) in first.key.as_ref()? {
         let mut filter = format!("filter%5B{name}%5D=");
-        query::encode(&value, &mut filter);
+        query::encode(value, &mut filter);
         filters.push(filter);
     }
+    let d = first.dataset;
     let url = format!(
         "{}{}{REVISIONS}?{}",
         config.base_path(),
         d.paths[0],
         filters.join("&")
     );
-    Ok(Some(html! {
+    Some(html! {
         p { "How that record was revised, in every kept release (returns rows of this file): " a href=(url) { code { (url) } } }
-    }))
+    })
 }

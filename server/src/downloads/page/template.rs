@@ -1,23 +1,14 @@
-//! The downloads page: every national file (CSV, zip and Parquet) with its rows, how to query
-//! the Parquet files in place (DuckDB, pandas and pyarrow, polars, Spark), how the per-area
-//! split files are named (with links for each region and local authority), and the whole
-//! forms of the API's listings.
+//! The downloads page drawn: every national file (CSV, zip and Parquet) with its rows, how to
+//! query the Parquet files in place (DuckDB, pandas and pyarrow, polars, Spark), how the
+//! per-area split files are named (with links for each region and local authority, as
+//! `query` read them), and the whole forms of the API's listings. No SQL here.
 
 use maud::{html, Markup};
 
-use roadtraffic_catalog::{Dataset, DATASETS, LOCAL_AUTHORITIES, REGIONS};
+use roadtraffic_catalog::{Dataset, DATASETS};
 
-use crate::error::ApiError;
+use super::query::Areas;
 use crate::release::Release;
-
-/// Ids and names of an area table, ordered by name.
-fn areas(conn: &rusqlite::Connection, table: &str) -> Result<Vec<(i64, String)>, ApiError> {
-    let mut stmt = conn.prepare(&format!(
-        "SELECT id, coalesce(name, '') FROM {table} ORDER BY name, id"
-    ))?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
 
 fn national_row(d: &Dataset, release: &Release) -> Markup {
     let Some(file) = d.national_file() else {
@@ -84,11 +75,9 @@ fn in_place(origin: &str) -> Markup {
 
 /// The page's content (the caller puts it in the site's layout); `origin`: the mirror's scheme
 /// and host, for the examples.
-pub fn page(release: &Release, base_path: &str, origin: &str) -> Result<Markup, ApiError> {
-    let conn = release.pool.get()?;
-    let regions = areas(&conn, REGIONS.table)?;
-    let local_authorities = areas(&conn, LOCAL_AUTHORITIES.table)?;
-    Ok(html! {
+pub fn page(release: &Release, areas: &Areas, base_path: &str, origin: &str) -> Markup {
+    let (regions, local_authorities) = (&areas.regions, &areas.local_authorities);
+    html! {
         h1 { "Downloads" }
         p { "Every dataset of the release loaded here, whole, as the Department for Transport publishes it (current national headers), as CSV or zipped CSV, and as Parquet. Data: Department for Transport, road traffic statistics, Open Government Licence v3.0." }
         div.table-scroll tabindex="0" role="region" aria-label="National files (table)" {
@@ -104,7 +93,7 @@ pub fn page(release: &Release, base_path: &str, origin: &str) -> Result<Markup, 
         h2 { "Any listing, whole" }
         p { "Every API listing is also served whole, with the same filters, sort and fields, as CSV, NDJSON or Parquet (and GeoJSON where records have places): add " code { ".csv" } ", " code { ".ndjson" } " or " code { ".parquet" } " to its path, e.g. "
             a href={ (base_path) "/raw-counts.csv?filter%5Blocal_authority_id%5D=" (local_authorities.first().map_or(0, |a| a.0)) "&sort=-year" } { code { (base_path) "/raw-counts.csv?filter[local_authority_id]=…&sort=-year" } } "." }
-        (area_table("Regions", "region_id", &regions))
-        (area_table("Local authorities", "local_authority_id", &local_authorities))
-    })
+        (area_table("Regions", "region_id", regions))
+        (area_table("Local authorities", "local_authority_id", local_authorities))
+    }
 }

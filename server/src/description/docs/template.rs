@@ -1,53 +1,48 @@
-//! The docs page: the API described for a person, from the same catalogue as the OpenAPI
-//! document, with an example request for each endpoint built from the loaded file's rows (so
-//! that it returns rows), the fields with their meaning and units, and the mirror's deviations.
+//! The docs page drawn: the API described for a person, from the same catalogue as the
+//! OpenAPI document, with an example request for each endpoint made of the loaded file's own
+//! values (`examples`, so that it returns rows), the fields with their meaning and units, and
+//! the mirror's deviations. No SQL here: the values come read.
 
 use maud::{html, Markup};
-use rusqlite::types::ValueRef;
 
+use roadtraffic_catalog::json_schema;
 use roadtraffic_catalog::meanings::meaning;
-use roadtraffic_catalog::places::Places;
-use roadtraffic_catalog::{Column, Dataset, Domain, ValueType, COUNT_METHOD, DATASETS};
+use roadtraffic_catalog::{Column, Dataset, Domain, DATASETS};
 
-use super::deviations::DEVIATIONS;
+use super::examples::{DatasetExamples, Examples};
 use crate::api::Endpoint;
 use crate::configuration::Config;
-use crate::error::ApiError;
+use crate::description::deviations::DEVIATIONS;
 use crate::forms::Form;
 use crate::query;
-use crate::release::Release;
 
 /// The page, of the API's listing endpoints (each dataset's section in the catalogue's order,
-/// with its aliases and its other formats).
-pub fn page(
-    release: &Release,
-    config: &Config,
-    endpoints: &[Endpoint],
-) -> Result<String, ApiError> {
-    let conn = release.pool.get()?;
+/// with its aliases and its other formats), its examples made of `examples`.
+pub fn page(examples: &Examples, config: &Config, endpoints: &[Endpoint]) -> String {
     let mut sections = Vec::new();
     for d in DATASETS {
-        let example = example_query(&conn, d)?;
-        let near = near_example(&conn, d)?;
+        let first = examples.of(d);
         let of_d: Vec<Endpoint> = endpoints
             .iter()
             .filter(|e| std::ptr::eq(e.dataset, d))
             .copied()
             .collect();
         let revised = match of_d.iter().any(|e| e.has_revisions()) {
-            true => super::releases_docs::revisions_example(&conn, d, config)?,
+            true => first.and_then(|f| super::releases::revisions_example(f, config)),
             false => None,
         };
-        let examples = Examples {
-            rows: &example,
+        let rows = first.map(example_query).unwrap_or_default();
+        let near = first.and_then(near_example);
+        let sectioned = Sectioned {
+            rows: &rows,
             near: near.as_deref(),
             revised,
-            totals: super::totals_docs::dataset_examples(d, config),
+            totals: super::totals::dataset_examples(d, config),
         };
-        sections.push(endpoint(d, &of_d, config, examples));
+        sections.push(endpoint(d, &of_d, config, sectioned));
     }
     let base = config.base_path();
-    let totals = super::totals_docs::section(&conn, config)?;
+    let totals = super::totals::section(examples, config);
     let body = html! {
         h1 { "The road traffic API" }
         p { "The Department for Transport's road traffic statistics API, answered from this mirror's copy of a release: the same paths, records, filters and pagination envelope as "
@@ -65,17 +60,13 @@ pub fn page(
             li { "Errors are JSON " code { "{\"message\": \"...\"}" } ": 400 bad parameter, 404 no such path, 405 wrong method, 429 rate limited, 503 busy or over the query time limit, 500 anything else." }
         }
         (totals)
-        (super::releases_docs::section(config))
+        (super::releases::section(config))
         h2 { "Where this mirror differs from the public service" }
         ul { @for d in DEVIATIONS { li { (inline_code(d)) } } }
         @for s in &sections { (s) }
         (super::ogc::section(config))
     };
-    Ok(crate::html::page(
-        crate::html::Section::Docs,
-        "The road traffic API",
-        body,
-    ))
+    crate::html::page(crate::html::Section::Docs, "The road traffic API", body)
 }
 
 /// Backticks as `<code>`, the rest escaped.
@@ -88,85 +79,29 @@ fn inline_code(text: &str) -> Markup {
 }
 
 /// `filter[near]` around the first record's place, for a dataset with places that has one.
-fn near_example(
-    conn: &rusqlite::Connection,
-    d: &'static Dataset,
-) -> Result<Option<String>, ApiError> {
-    let Some(places) = Places::of(d) else {
-        return Ok(None);
+fn near_example(first: &DatasetExamples) -> Option<String> {
+    let (lon, lat) = first.place.as_ref()?;
+    let size = if first.dataset.paginated {
+        "&page%5Bsize%5D=5"
+    } else {
+        ""
     };
-    let table = match places.in_runs {
-        true => d.runs_table().unwrap_or_default(),
-        false => d.table.to_string(),
-    };
-    let sql = format!(
-        "SELECT longitude, latitude FROM {table} WHERE longitude IS NOT NULL AND latitude IS NOT NULL ORDER BY rowid LIMIT 1"
-    );
-    let mut stmt = conn.prepare(&sql)?;
-    let mut rows = stmt.query([])?;
-    let Some(row) = rows.next()? else {
-        return Ok(None);
-    };
-    let (lon, lat): (String, String) = (row.get(0)?, row.get(1)?);
-    let size = if d.paginated { "&page%5Bsize%5D=5" } else { "" };
-    Ok(Some(format!("filter%5Bnear%5D={lon},{lat},5000{size}")))
+    Some(format!("filter%5Bnear%5D={lon},{lat},5000{size}"))
 }
 
 /// A query that returns rows of the loaded file: the first record's values for the dataset's
 /// first two filters that have one (its name, for the area lists).
-fn example_query(conn: &rusqlite::Connection, d: &Dataset) -> Result<String, ApiError> {
-    let candidates: Vec<&Column> = d
-        .filters
-        .iter()
-        .filter(|f| **f != "id" && **f != COUNT_METHOD)
-        .filter_map(|f| d.filter_column(f))
-        .collect();
-    let names: Vec<&str> = candidates.iter().map(|c| c.name).collect();
-    let sql = format!(
-        "SELECT {} FROM {} ORDER BY id LIMIT 1",
-        names.join(", "),
-        d.table
-    );
-    let mut stmt = conn.prepare(&sql)?;
-    let mut rows = stmt.query([])?;
-    let Some(row) = rows.next()? else {
-        return Ok(String::new());
-    };
+fn example_query(first: &DatasetExamples) -> String {
     let mut out = String::new();
-    let mut used = 0;
-    for (i, c) in candidates.iter().enumerate() {
-        let value = match row.get_ref(i)? {
-            ValueRef::Integer(v) => v.to_string(),
-            ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
-            _ => continue,
-        };
-        out.push_str(&format!("filter%5B{}%5D=", c.name));
-        query::encode(&value, &mut out);
+    for (name, value) in &first.filters {
+        out.push_str(&format!("filter%5B{name}%5D="));
+        query::encode(value, &mut out);
         out.push('&');
-        used += 1;
-        if used == 2 {
-            break;
-        }
     }
-    if d.paginated {
+    if first.dataset.paginated {
         out.push_str("page%5Bsize%5D=5");
     }
-    Ok(out.trim_end_matches('&').to_string())
-}
-
-fn type_of(d: &Dataset, c: &Column) -> String {
-    let base = match c.ty {
-        ValueType::Integer => "integer",
-        ValueType::Number => "number",
-        ValueType::Text => "text",
-        ValueType::Date => "date (text, YYYY-MM-DD)",
-    };
-    let nullable = !(c.filled || d.natural_key.contains(&c.name) || c.name == "id");
-    if nullable {
-        format!("{base} or null")
-    } else {
-        base.to_string()
-    }
+    out.trim_end_matches('&').to_string()
 }
 
 fn field_meaning(d: &Dataset, c: &Column) -> String {
@@ -178,7 +113,7 @@ fn field_meaning(d: &Dataset, c: &Column) -> String {
 }
 
 /// A dataset section's examples, each returning rows of the release.
-struct Examples<'a> {
+struct Sectioned<'a> {
     /// A query of its first two filters.
     rows: &'a str,
     /// `filter[near]`, on a dataset with places.
@@ -189,7 +124,7 @@ struct Examples<'a> {
     totals: Option<Markup>,
 }
 
-fn endpoint(d: &Dataset, endpoints: &[Endpoint], config: &Config, examples: Examples) -> Markup {
+fn endpoint(d: &Dataset, endpoints: &[Endpoint], config: &Config, examples: Sectioned) -> Markup {
     let (example, near) = (examples.rows, examples.near);
     let aliases = endpoints
         .iter()
@@ -225,7 +160,7 @@ fn endpoint(d: &Dataset, endpoints: &[Endpoint], config: &Config, examples: Exam
             table {
                 caption { "The fields of a record, in order" }
                 thead { tr { th scope="col" { "Field" } th scope="col" { "Type" } th scope="col" { "Meaning" } } }
-                tbody { @for c in d.stored_columns() { tr { td { code { (c.name) } } td { (type_of(d, c)) } td { (field_meaning(d, c)) } } } }
+                tbody { @for c in d.stored_columns() { tr { td { code { (c.name) } } td { (json_schema::words(d, c)) } td { (field_meaning(d, c)) } } } }
             }
         }
     }
