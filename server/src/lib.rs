@@ -4,16 +4,22 @@
 //!
 //! Dependencies point one way, down this list: a module imports modules of its own layer or
 //! below, never above, and never in a cycle (among the rooms: `site`, `downloads`,
-//! `description`, `ogc` and `ops` use `api`; `site` uses `downloads`; `description` uses
-//! `ogc`, whose docs it writes):
+//! `description`, `ogc` and `ops` use `api`; `site` uses `downloads` and `totals`;
+//! `description` uses `ogc` and `totals`, whose docs it writes):
 //!
 //! - `startup`, `shutdown`: the app built and bound, and stopped gracefully;
-//! - `routes`: the one route table (`routes::table`), and which handler answers each route;
-//! - the rooms, each a kind of request: `api` (the listings, from query string to JSON),
-//!   `site` (the website's pages), `downloads` (whole files, as DfT publishes them and as
-//!   Parquet, kept once written, or a listing's whole CSV, NDJSON or Parquet), `description` (the OpenAPI document and the docs page, from
-//!   the route table's endpoints), `ogc` (OGC API - Features under `/ogcapi`), `ops` (probes
-//!   and metrics);
+//! - `routes`: the one route table (`routes::table`), and which handler answers each route,
+//!   the query string read and the form negotiated once per request;
+//! - the rooms, each a kind of request: `api` (the listings), `site` (the website's pages),
+//!   `downloads` (whole files, as DfT publishes them and as Parquet, kept once written, or a
+//!   listing's whole CSV, NDJSON, GeoJSON or Parquet), `totals` (each listing's facets and
+//!   summaries), `description` (the OpenAPI document and the docs page, from the route table's
+//!   endpoints), `ogc` (OGC API - Features under `/ogcapi`), `ops` (probes and metrics);
+//! - `forms`: how an answer is written: the forms it takes (suffix, content type), which one a
+//!   request gets (the negotiation), and one writer per form behind one interface;
+//! - `rows`: what is read: a dataset's rows as a question asks them (filters, sort, fields,
+//!   page), their SQL and paging;
+//! - `spatial` (where: areas checked, the British National Grid, their SQL), below the rows;
 //! - `state`: what every room shares (the release being served, the configuration, the
 //!   permits for heavy requests, the response cache);
 //! - the ground: `release` (the loaded file, its connections, its time limit, and what the
@@ -21,11 +27,9 @@
 //!   made once per pair), `cache` (the response cache and content encodings), `html` (the
 //!   one layout of every HTML page) over `assets` (the embedded files), `stream` (bodies
 //!   written on the blocking pool), `ranged` (a file of known length, with byte ranges),
-//!   `ratelimit`, `configuration`, `error` (the one error type and the one place it becomes a
-//!   status).
-//!
-//! `spatial` (where: areas checked, the British National Grid, their SQL) sits below the rooms
-//! that ask it (`api`, `site`) and above the catalogue.
+//!   `conditional` (the one conditional layer: validators, preconditions, 304 and 412),
+//!   `query` (the query string, read once), `ratelimit`, `configuration`, `error` (the one
+//!   error type and the one place it becomes a status).
 
 mod api;
 mod assets;

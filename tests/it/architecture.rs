@@ -96,6 +96,65 @@ fn every_crate_of_the_workspace_is_checked() {
     assert_eq!(checked, folders);
 }
 
+/// The server's top-level modules in their layers, highest first, as `server/src/lib.rs` and
+/// the README draw them: a module imports only those of its own layer (no cycle, as above) or
+/// below.
+const SERVER_LAYERS: &[&[&str]] = &[
+    &["startup", "shutdown"],
+    &["routes"],
+    &[
+        "api",
+        "site",
+        "downloads",
+        "description",
+        "ogc",
+        "totals",
+        "ops",
+    ],
+    &["forms"],
+    &["rows"],
+    &["spatial", "state"],
+    &[
+        "release",
+        "comparisons",
+        "cache",
+        "html",
+        "assets",
+        "stream",
+        "ranged",
+        "conditional",
+        "query",
+        "ratelimit",
+        "configuration",
+        "error",
+    ],
+];
+
+#[test]
+fn the_server_s_modules_import_only_their_layer_and_those_below() {
+    let src = repo_path("server/src");
+    let layer = |m: &str| SERVER_LAYERS.iter().position(|l| l.contains(&m));
+    let mut unplaced: Vec<String> = top_level_modules(&src)
+        .into_iter()
+        .filter(|m| layer(m).is_none())
+        .collect();
+    unplaced.sort();
+    assert!(
+        unplaced.is_empty(),
+        "modules in no layer of SERVER_LAYERS: {unplaced:?}"
+    );
+    let graph = Graph::of(&src);
+    let upwards: Vec<String> = (graph.edges.iter())
+        .filter(|((from, to), _)| layer(to) < layer(from))
+        .map(|((from, to), place)| format!("{from} -> {to} (at {place})"))
+        .collect();
+    assert!(
+        upwards.is_empty(),
+        "imports of a higher layer:\n{}",
+        upwards.join("\n")
+    );
+}
+
 #[test]
 fn no_source_file_is_over_a_thousand_lines() {
     let mut long = Vec::new();
