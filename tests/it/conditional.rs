@@ -24,12 +24,15 @@ fn releases_server() -> &'static TestServer {
     server
 }
 
-/// What each tagged answer is asked with to be answered 200, and the headers of its 200.
-fn tagged_targets() -> Vec<(
+/// A tagged answer: the server, the target, and what else it is asked with.
+type Tagged = (
     &'static TestServer,
     String,
     Vec<(&'static str, &'static str)>,
-)> {
+);
+
+/// What each tagged answer is asked with to be answered 200.
+fn tagged_targets() -> Vec<Tagged> {
     let (sample, releases) = (sample_server(), releases_server());
     let plain = Vec::new();
     vec![
