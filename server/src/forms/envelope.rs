@@ -1,6 +1,6 @@
-//! Laravel's pagination envelope around a page of records (the JSON form of a paginated
-//! listing): its keys in order, its page URLs and links; and which envelope a listing is written
-//! in (this one, or the 2019-2020 one of `legacy`).
+//! A page of records in its envelope (the JSON form of a paginated listing): Laravel's, its
+//! keys in order, its page URLs and links; or the 2019-2020 one (`legacy`), chosen by the base
+//! path the listing was asked under.
 
 use roadtraffic_catalog::json;
 
@@ -79,17 +79,19 @@ impl PageUrls {
     }
 }
 
-/// A page of records in Laravel's envelope, its page URLs at `path` with the request's
-/// parameters.
-pub struct Laravel {
-    pub path: String,
-    pub params: Params,
+/// A page of records in its envelope (today's or the 2019-2020 one), its page URLs at `path`
+/// with the request's parameters.
+pub struct PageWriter {
+    envelope: Envelope,
+    path: String,
+    params: Params,
     records: JsonArray,
 }
 
-impl Laravel {
-    pub fn new(path: String, params: Params) -> Laravel {
-        Laravel {
+impl PageWriter {
+    pub fn new(envelope: Envelope, path: String, params: Params) -> PageWriter {
+        PageWriter {
+            envelope,
             path,
             params,
             records: JsonArray::default(),
@@ -105,12 +107,17 @@ pub fn page_of(found: &Found) -> Result<&Page, ApiError> {
     }
 }
 
-impl Writer for Laravel {
+impl Writer for PageWriter {
     /// The envelope up to its `data`: the records are written straight after it.
     fn open(&mut self, out: &mut Vec<u8>, found: &Found) -> Result<(), ApiError> {
-        out.extend_from_slice(b"{\"current_page\":");
-        page_of(found)?.number.write(out);
-        out.extend_from_slice(b",\"data\":");
+        match self.envelope {
+            Envelope::Laravel => {
+                out.extend_from_slice(b"{\"current_page\":");
+                page_of(found)?.number.write(out);
+                out.extend_from_slice(b",\"data\":");
+            }
+            Envelope::Legacy => out.extend_from_slice(b"{\"data\":"),
+        }
         self.records.open(out, found)
     }
 
@@ -118,10 +125,14 @@ impl Writer for Laravel {
         self.records.record(out, record)
     }
 
-    /// The envelope after its `data`: page URLs, links, and the arithmetic.
+    /// The envelope after its `data`.
     fn close(&mut self, out: &mut Vec<u8>, found: &Found, written: usize) -> Result<(), ApiError> {
         self.records.close(out, found, written)?;
-        write_tail(out, page_of(found)?, &self.path, &self.params);
+        let (page, path, params) = (page_of(found)?, &self.path, &self.params);
+        match self.envelope {
+            Envelope::Laravel => write_tail(out, page, path, params),
+            Envelope::Legacy => super::legacy::write_tail(out, page, path, params),
+        }
         Ok(())
     }
 }

@@ -7,51 +7,13 @@
 
 use roadtraffic_catalog::json;
 
-use super::envelope::{page_of, PageUrls};
-use super::json::JsonArray;
-use super::writer::{Record, Writer};
-use crate::error::ApiError;
+use super::envelope::PageUrls;
 use crate::query::Params;
-use crate::rows::{Found, Page, PageNumber};
+use crate::rows::{Page, PageNumber};
 
-/// A page of records in the 2019-2020 envelope, its page URLs at `path` with the request's
-/// parameters.
-pub struct Legacy {
-    pub path: String,
-    pub params: Params,
-    records: JsonArray,
-}
-
-impl Legacy {
-    pub fn new(path: String, params: Params) -> Legacy {
-        Legacy {
-            path,
-            params,
-            records: JsonArray::default(),
-        }
-    }
-}
-
-impl Writer for Legacy {
-    /// The envelope up to its `data`: the records are written straight after it.
-    fn open(&mut self, out: &mut Vec<u8>, found: &Found) -> Result<(), ApiError> {
-        out.extend_from_slice(b"{\"data\":");
-        self.records.open(out, found)
-    }
-
-    fn record(&mut self, out: &mut Vec<u8>, record: &mut dyn Record) -> Result<(), ApiError> {
-        self.records.record(out, record)
-    }
-
-    fn close(&mut self, out: &mut Vec<u8>, found: &Found, written: usize) -> Result<(), ApiError> {
-        self.records.close(out, found, written)?;
-        write_tail(out, page_of(found)?, &self.path, &self.params);
-        Ok(())
-    }
-}
-
-/// The envelope after its `data`: `links`, then `meta`.
-fn write_tail(out: &mut Vec<u8>, page: &Page, path: &str, params: &Params) {
+/// The envelope after its `data` (`{"data":` and the records before it): `links`, then
+/// `meta`.
+pub fn write_tail(out: &mut Vec<u8>, page: &Page, path: &str, params: &Params) {
     let urls = PageUrls::new(path, params);
     let last = page.last_page();
     let prev = page.number.previous();

@@ -188,11 +188,10 @@ impl Spec {
             Spec::Json => Box::new(json::JsonArray::default()),
             Spec::Ndjson => Box::new(json::Ndjson),
             Spec::Page {
-                envelope: Envelope::Laravel,
+                envelope,
                 path,
                 params,
-            } => Box::new(envelope::Laravel::new(path, params)),
-            Spec::Page { path, params, .. } => Box::new(legacy::Legacy::new(path, params)),
+            } => Box::new(envelope::PageWriter::new(envelope, path, params)),
             Spec::Features(_, members) => Box::new(geojson::FeatureCollection::new(members)),
             Spec::Csv(layout) => Box::new(csv(layout)),
             Spec::Zip(layout, name) => Box::new(zip::Zip::new(csv(layout), name)),

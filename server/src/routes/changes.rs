@@ -9,14 +9,13 @@
 
 use std::sync::Arc;
 
-use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 
 use roadtraffic_releases::KeptRelease;
 
+use super::tagged::{held, json};
 use super::Pin;
 use crate::cache::Encoding;
-use crate::conditional::Validators;
 use crate::error::ApiError;
 use crate::query::php::{self, Param};
 use crate::query::Query;
@@ -68,21 +67,14 @@ async fn between(
     let encoding = Encoding::negotiate(req, state.config.compress);
     let since: String = old.id.chars().take(16).collect();
     let etag = encoding.etag(format!("\"{}-changes-{since}\"", release.tag));
-    let validators = Validators {
-        etag: &etag,
-        modified: None,
-    };
-    if let Some(instead) = validators.instead(req) {
-        return Ok(instead);
+    if let Some(held) = held(req, &etag) {
+        return Ok(held);
     }
     // Kept with the newer release as named: `/api/releases/latest/changes` and
     // `/releases/{latest}/changes` share one comparison.
     let holder = state.named.get(&new.name)?;
     let report = crate::comparisons::report(&state.config.db, old, new, &holder).await?;
-    Ok(HttpResponse::Ok()
-        .insert_header((header::CONTENT_TYPE, "application/json"))
-        .insert_header((header::ETAG, etag))
-        .body(report.to_vec()))
+    Ok(json(etag).body(report.to_vec()))
 }
 
 /// A `since` that names no release kept before this one: a 400 naming those that are.
@@ -121,15 +113,8 @@ async fn kept_report(
     })
     .await
     .map_err(ApiError::internal)??;
-    let validators = Validators {
-        etag: &etag,
-        modified: None,
-    };
-    if let Some(instead) = validators.instead(req) {
-        return Ok(instead);
+    if let Some(held) = held(req, &etag) {
+        return Ok(held);
     }
-    Ok(HttpResponse::Ok()
-        .insert_header((header::CONTENT_TYPE, "application/json"))
-        .insert_header((header::ETAG, etag))
-        .body(report))
+    Ok(json(etag).body(report))
 }

@@ -2,11 +2,10 @@
 //! name, id, load time, whether it is the latest, its source files (with their SHA-256) and its
 //! rows per table. Each is served under `/releases/{name}/` (see `table::Pin`).
 
-use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::{json, Value};
 
-use crate::conditional::Validators;
+use super::tagged::{held, json};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -31,15 +30,8 @@ pub async fn list(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, A
         "\"releases-{:x}\"",
         roadtraffic_catalog::stable_hash(&ids.join(","))
     );
-    let validators = Validators {
-        etag: &etag,
-        modified: None,
-    };
-    if let Some(instead) = validators.instead(req) {
-        return Ok(instead);
+    if let Some(held) = held(req, &etag) {
+        return Ok(held);
     }
-    Ok(HttpResponse::Ok()
-        .insert_header((header::CONTENT_TYPE, "application/json"))
-        .insert_header((header::ETAG, etag))
-        .body(body))
+    Ok(json(etag).body(body))
 }

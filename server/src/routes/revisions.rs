@@ -12,9 +12,9 @@ use actix_web::{web, HttpRequest, HttpResponse};
 
 use roadtraffic_catalog::Dataset;
 
+use super::tagged::{held, json};
 use crate::api::{NamedRelease, RevisionsRequest};
 use crate::cache::Encoding;
-use crate::conditional::Validators;
 use crate::error::ApiError;
 use crate::query::Query;
 use crate::release::Listing;
@@ -39,12 +39,8 @@ pub async fn answer(
     // With `--compress` the compression middleware encodes the body: its tag is then weak.
     let encoding = Encoding::negotiate(req, config.compress);
     let etag = encoding.etag(etag(state, &listing, &request.canonical(&url, params))?);
-    let validators = Validators {
-        etag: &etag,
-        modified: None,
-    };
-    if let Some(instead) = validators.instead(req) {
-        return Ok(instead);
+    if let Some(held) = held(req, &etag) {
+        return Ok(held);
     }
     let releases = listing.releases.len().max(1);
     let permit = state.heavy_permit(request.rows_asked(releases)).await?;
@@ -71,10 +67,7 @@ pub async fn answer(
     })
     .await
     .map_err(ApiError::internal)??;
-    let mut response = HttpResponse::Ok();
-    response
-        .insert_header((header::CONTENT_TYPE, "application/json"))
-        .insert_header((header::ETAG, etag));
+    let mut response = json(etag);
     if let Some(links) = request.links(&url, params, revisions.more) {
         response.insert_header((header::LINK, links));
     }

@@ -82,6 +82,24 @@ pub async fn keep(
         .map_err(ApiError::internal)
 }
 
+/// The `304` or `412` to send instead of the answer tagged `etag` (which has no date), when the
+/// request's preconditions say so.
+pub fn held(req: &HttpRequest, etag: &str) -> Option<HttpResponse> {
+    let validators = Validators {
+        etag,
+        modified: None,
+    };
+    validators.instead(req)
+}
+
+/// The head of a JSON answer tagged `etag`.
+pub fn json(etag: String) -> HttpResponseBuilder {
+    let mut head = HttpResponse::Ok();
+    head.insert_header((header::CONTENT_TYPE, "application/json"))
+        .insert_header((header::ETAG, etag));
+    head
+}
+
 /// What a tagged answer's response says of its body.
 pub struct Head {
     content_type: &'static str,
@@ -106,11 +124,7 @@ impl Head {
     /// The `304` or `412` to send instead of the answer, when the request's preconditions
     /// say so.
     pub fn held(&self, req: &HttpRequest) -> Option<HttpResponse> {
-        let validators = Validators {
-            etag: &self.etag,
-            modified: None,
-        };
-        validators.instead(req)
+        held(req, &self.etag)
     }
 
     pub fn builder(self) -> HttpResponseBuilder {
