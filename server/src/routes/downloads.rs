@@ -45,7 +45,7 @@ pub async fn file(
     req: &HttpRequest,
     state: &AppState,
     release: Arc<Release>,
-    path: &str,
+    (path, form): (&str, Form),
 ) -> Result<HttpResponse, ApiError> {
     let store = downloads::store_of(&release, &state.config);
     // Twice at most: a stored file found gone (its folder pruned by another server) is
@@ -61,7 +61,7 @@ pub async fn file(
             len: stored.len,
             etag: &stored.etag,
             modified: stored.modified,
-            content_type: downloads::form_of(path).content_type(),
+            content_type: form.content_type(),
             filename: path.rsplit('/').next().unwrap_or(path),
             would_be_encoded: Encoding::negotiate(req, state.config.compress) != Encoding::Identity,
         };

@@ -182,7 +182,8 @@ async fn respond(
             api::list(req, query, state, release, (e.dataset, envelope, form)).await
         }
         Route::Listing(e, _) => {
-            downloads::listing(req, query, state, release, e.dataset, e.format).await
+            let form = chosen.form_or(e.format);
+            downloads::listing(req, query, state, release, e.dataset, form).await
         }
         Route::Revisions(e) => revisions::answer(req, query, state, e.dataset).await,
         Route::Facets(e) => totals::facets(req, query, state, release, e.dataset).await,
@@ -195,7 +196,10 @@ async fn respond(
         Route::Releases => releases::list(req, state).await,
         Route::Docs => description::docs(req, state, &served, &router.description).await,
         Route::DownloadsPage => downloads::page(req, state, &served).await,
-        Route::Download(file) => downloads::file(req, state, release, &file).await,
+        Route::Download(file) => {
+            let form = chosen.form_or(Form::Csv);
+            downloads::file(req, state, release, (&file, form)).await
+        }
         Route::Page(page) => Ok(crate::site::respond(req, state, &served, page, query).await),
         Route::Asset(name) => Ok(crate::site::assets::serve(req, state, &name).await),
         Route::ApiUnknown => Err(ApiError::no_route(req)),
