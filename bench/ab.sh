@@ -11,7 +11,8 @@
 #      SERVE_ARGS (extra options for both servers, e.g. "--response-cache-mb 0"), PORT (18501:
 #      the two servers use PORT and PORT+1), OURS_URL (the URL the newer build is asked, when it
 #      answers the same at another path, e.g. a kept release's /releases/2024/api/...; default
-#      URL).
+#      URL), WRK_ARGS (more options of wrk for both, e.g. -H "Accept: application/geo+json" or
+#      -H "Range: bytes=0-65535").
 set -euo pipefail
 
 DB=$(realpath "${1:?usage: bench/ab.sh DB URL}")
@@ -22,6 +23,7 @@ SERVER=${SERVER:-$ROOT/target/release/roadtraffic-serve}
 ROUNDS=${ROUNDS:-4} DURATION=${DURATION:-8s} PORT=${PORT:-18501}
 # shellcheck disable=SC2206
 EXTRA=(${SERVE_ARGS:-})
+eval "WRK_EXTRA=(${WRK_ARGS:-})"
 
 declare -A BIN=([before]=$BEFORE [ours]=$SERVER) AT=([before]=$PORT [ours]=$((PORT + 1))) PID=()
 declare -A FILE=([before]=$(realpath "${BEFORE_DB:-$DB}") [ours]=$DB)
@@ -40,12 +42,12 @@ done
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 TICKS=$(getconf CLK_TCK)
-echo "# $(date -u +%FT%TZ) $URL (ours: ${ASK[ours]}); wrk -t2 -c16 -d$DURATION; $(nproc) cores"
+echo "# $(date -u +%FT%TZ) $URL (ours: ${ASK[ours]}); wrk -t2 -c16 -d$DURATION ${WRK_ARGS:-}; $(nproc) cores"
 echo "round build req/s cpu_us_per_req"
 for round in $(seq "$ROUNDS"); do
     for build in before ours; do
         before=$(cpu_ticks "${PID[$build]}")
-        rps=$(wrk -t2 -c16 -d"$DURATION" "http://127.0.0.1:${AT[$build]}${ASK[$build]}" |
+        rps=$(wrk -t2 -c16 -d"$DURATION" "${WRK_EXTRA[@]}" "http://127.0.0.1:${AT[$build]}${ASK[$build]}" |
             awk '/Requests\/sec/ {print $2}')
         after=$(cpu_ticks "${PID[$build]}")
         echo "$round $build $rps $(awk -v c=$((after - before)) -v t="$TICKS" -v r="$rps" \

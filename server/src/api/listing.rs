@@ -40,24 +40,17 @@ impl ListingAsked {
         })
     }
 
-    /// The listing in one canonical form: its URL and form, its rows (`Rows::key`), and where
-    /// the answer writes the request back (a page's URLs, which keep its parameters in their
-    /// order), its parameters as those URLs write them. Listings of the same key have the same
-    /// answer, whatever the parameters' encoding, repetitions, empty values and, where nothing
-    /// is written back, order.
+    /// The listing in one canonical form: its URL and form, and its rows (`Rows::key`); or,
+    /// where the answer writes the request back (a page's URLs, which keep its parameters in
+    /// their order), the parameters as those URLs write them, which say all the rows do.
+    /// Listings of the same key have the same answer, whatever the parameters' encoding,
+    /// repetitions, empty values and, where nothing is written back, order.
     pub fn key(&self) -> String {
-        let mut key = format!(
-            "{} {:?} {:?} {}",
-            self.url,
-            self.form,
-            self.envelope,
-            self.rows.key()
-        );
-        if let Reading::Page(number, _) = &self.rows.reading {
-            key.push_str(" ?");
-            key.push_str(&php::page_query(&self.params, number));
-        }
-        key
+        let asked = match &self.rows.reading {
+            Reading::Page(number, _) => format!("?{}", php::page_query(&self.params, number)),
+            _ => self.rows.key(),
+        };
+        format!("{} {:?} {:?} {asked}", self.url, self.form, self.envelope)
     }
 
     /// What writes it.

@@ -124,8 +124,11 @@ impl Rows {
     /// whatever the order, encoding, letter case or repetition of the parameters that asked
     /// for them (the key of an answer that writes nothing else of its request).
     pub fn key(&self) -> String {
-        let names = |columns: &mut dyn Iterator<Item = &'static Column>| {
-            columns.map(|c| c.name).collect::<Vec<_>>().join(",")
+        let fields = match self.fields.len() == self.dataset.stored_columns().count() {
+            true => "*".to_string(),
+            false => (self.fields.iter().map(|c| c.name))
+                .collect::<Vec<_>>()
+                .join(","),
         };
         let sort: Vec<String> = (self.sort.iter())
             .map(|(c, desc)| format!("{}{}", if *desc { "-" } else { "" }, c.name))
@@ -136,10 +139,9 @@ impl Rows {
             Reading::Window(w) => format!("{} after {}", w.size, w.offset),
         };
         format!(
-            "{} sort {} fields {} {reading}",
+            "{} sort {} fields {fields} {reading}",
             Plan(self).total_key(),
-            sort.join(","),
-            names(&mut self.fields.iter().copied())
+            sort.join(",")
         )
     }
 }
