@@ -4,7 +4,7 @@
 /// README say it (`readme_deviations_follow_the_description`).
 pub const DEVIATIONS: &[&str] = &[
     "A bad `page[size]` or `page[number]` (not an integer, out of range) is a `400` that says what is wrong; the public service silently falls back to a default.",
-    "Every data response has an `ETag` that changes with each load and not with how the request is encoded; `If-None-Match` (compared weakly: `W/\"x\"` matches `\"x\"`) gets `304`. An encoded (gzip, br, deflate) body's `ETag` is weak.",
+    "Every data response has an `ETag` that changes with each load and not with how the request is encoded, nor with the order of parameters the answer does not write back; `If-None-Match` (compared weakly: `W/\"x\"` matches `\"x\"`) gets `304`, `If-Match` naming another tag (compared strongly) `412`. An encoded (gzip, br, deflate) body's `ETag` is weak.",
     "Compression (br, gzip, deflate) only with `--compress`; by default bodies are plain JSON, as the public service sends them (some clients keep the raw bytes).",
     "Rate limiting is off by default; with `--rate-limit N`, `x-ratelimit-limit` and `x-ratelimit-remaining` are sent on every response and the N+1th request in a minute gets `429` with `retry-after`.",
     "`count_method` (`counted`, `estimated`): on AADF it matches `estimation_method`; raw counts are all manual counts, so `counted` matches every raw count and `estimated` none.",

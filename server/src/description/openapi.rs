@@ -308,6 +308,10 @@ pub(super) fn answered(ok: &str, content: Map<String, Value>, bad: &str, config:
         json!({"description": "Not modified: `If-None-Match` matched the ETag."}),
     );
     out.insert("400".into(), message(bad));
+    out.insert(
+        "412".into(),
+        json!({"description": "Precondition failed: `If-Match` named another tag (compared strongly)."}),
+    );
     if config.rate_limit > 0 {
         out.insert(
             "429".into(),

@@ -40,7 +40,7 @@ pub fn section(config: &Config) -> Markup {
                 li { code { "datetime" } ": an RFC 3339 instant or interval (" code { "start/end" } ", either end " code { ".." } " or empty). A record's time is its year (AADF), the year of its latest AADF (count points), or the hour of its count (raw counts, from " code { "count_date" } " Thh:00 to the next hour, read as UTC)." }
                 li { code { "limit" } " (default " (DEFAULT_LIMIT) ", at most " (MAX_LIMIT) ": a larger one is taken as " (MAX_LIMIT) ") and " code { "offset" } "; the " code { "next" } " and " code { "prev" } " links carry them, " code { "numberMatched" } " is the listing's total." }
                 li { "Each of the dataset's filters by its name, as the JSON API takes it: " code { "road_name=M4&year=2019" } "." }
-                li { code { "f=json" } " or " code { "f=html" } ": every resource is also a page (the features' with a form); without " code { "f" } ", a browser gets the page, any other client JSON." }
+                li { code { "f=json" } " or " code { "f=html" } ": every resource is also a page (the features' with a form); without " code { "f" } ", the form " code { "Accept" } " prefers by its q-values: a browser gets the page, a client that names neither JSON, and a form at " code { "q=0" } " is never sent." }
                 li { "Any other parameter is a 400 that names it; an unknown collection or feature, a 404." }
             }
             h3 { "GDAL" }
