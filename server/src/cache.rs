@@ -4,9 +4,10 @@
 //! (`--response-cache-mb`), least recently used first out. A new file comes with a new cache:
 //! the old one goes with the old file.
 //!
-//! Entries are keyed by the normalised request (`api::query::canonical`): the same key for
-//! the same response whatever the parameters' encoding (`page%5Bsize%5D` or `page[size]`),
-//! repetitions, empty values or the order of `page[...]`'s own keys.
+//! Entries are keyed by the question in its canonical form (`api::ListingAsked::key`,
+//! `totals::Summary::key`...): the same key for the same response whatever the parameters'
+//! encoding (`page%5Bsize%5D` or `page[size]`), repetitions, empty values, or order where the
+//! response does not write them back.
 
 use std::io::Write;
 

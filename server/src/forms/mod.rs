@@ -6,7 +6,7 @@
 //!
 //! - `json`: a JSON array, and NDJSON; `envelope` and `legacy`: a page in today's Laravel
 //!   envelope or the 2019-2020 one; `geojson`: a `FeatureCollection` (the API's and OGC's);
-//! - `csv` (and `zip`, a CSV zipped), `parquet`: the cells of a `layout`;
+//! - `csv` (and `zip`, a CSV zipped), `parquet`: the cells of a `file_layout`;
 //! - `record`: a row as its JSON record; `links`: the links of a JSON answer.
 //!
 //! Adding a form is one entry in [`FORMS`], its writer, and the [`Spec`] that makes it; the

@@ -84,7 +84,8 @@ impl RevisionsRequest {
         self.page.1.saturating_mul(releases as i64)
     }
 
-    /// The request in one canonical form, as the listing's (`ListRequest::canonical`).
+    /// The request in one canonical form: its URL and its parameters as its `Link`s write them
+    /// back (as a listing's page, `ListingAsked::key`).
     pub fn canonical(&self, url: &str, params: &Params) -> String {
         format!("{url}?{}", php::page_query(params, &self.page.0))
     }

@@ -85,7 +85,7 @@ pub fn schema(layout: &FileLayout) -> Schema {
     )
 }
 
-/// Records as one Parquet file of `layout`'s columns (their cells), the rows sorted by the
+/// Records as one Parquet file of the layout's columns (their cells), the rows sorted by the
 /// cells at `sorted_by`, if any.
 ///
 /// Two threads: this one reads the records into Arrow batches, another encodes and compresses
