@@ -21,7 +21,7 @@ pub const MAP_BOX: [f64; 4] = [-11.0, 49.6, 2.2, 61.0];
 
 /// A region, local authority or country.
 #[derive(Debug, Clone)]
-pub struct Area {
+pub struct AdminArea {
     pub id: i64,
     pub name: String,
     /// The region of a local authority, the country of a region.
@@ -50,8 +50,8 @@ pub struct MapPoints {
 }
 
 pub struct Overview {
-    pub regions: Vec<Area>,
-    pub local_authorities: Vec<Area>,
+    pub regions: Vec<AdminArea>,
+    pub local_authorities: Vec<AdminArea>,
     pub headline: Option<Headline>,
     pub metadata: Vec<(String, String)>,
     pub count_points: usize,
@@ -59,11 +59,11 @@ pub struct Overview {
 }
 
 impl Overview {
-    pub fn region(&self, id: i64) -> Option<&Area> {
+    pub fn region(&self, id: i64) -> Option<&AdminArea> {
         self.regions.iter().find(|a| a.id == id)
     }
 
-    pub fn local_authority(&self, id: i64) -> Option<&Area> {
+    pub fn local_authority(&self, id: i64) -> Option<&AdminArea> {
         self.local_authorities.iter().find(|a| a.id == id)
     }
 
@@ -115,11 +115,15 @@ fn learn(conn: &rusqlite::Connection) -> Result<Overview, ApiError> {
     })
 }
 
-fn areas(conn: &rusqlite::Connection, table: &str, parent: &str) -> Result<Vec<Area>, ApiError> {
+fn areas(
+    conn: &rusqlite::Connection,
+    table: &str,
+    parent: &str,
+) -> Result<Vec<AdminArea>, ApiError> {
     let sql = format!("SELECT id, name, {parent} FROM {table} ORDER BY name, id");
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map([], |r| {
-        Ok(Area {
+        Ok(AdminArea {
             id: r.get(0)?,
             name: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
             parent: r.get(2)?,

@@ -13,6 +13,6 @@ use crate::release::Release;
 /// `base_path`, its examples at `origin`, the mirror's scheme and host.
 pub fn page(release: &Release, base_path: &str, origin: &str) -> Result<Markup, ApiError> {
     let conn = release.pool.get()?;
-    let areas = query::Areas::read(&conn)?;
+    let areas = query::AreaLists::read(&conn)?;
     Ok(template::page(release, &areas, base_path, origin))
 }

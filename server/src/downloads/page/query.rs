@@ -6,14 +6,14 @@ use roadtraffic_catalog::{LOCAL_AUTHORITIES, REGIONS};
 use crate::error::ApiError;
 
 /// Each area table's ids and names, ordered by name.
-pub struct Areas {
+pub struct AreaLists {
     pub regions: Vec<(i64, String)>,
     pub local_authorities: Vec<(i64, String)>,
 }
 
-impl Areas {
-    pub fn read(conn: &rusqlite::Connection) -> Result<Areas, ApiError> {
-        Ok(Areas {
+impl AreaLists {
+    pub fn read(conn: &rusqlite::Connection) -> Result<AreaLists, ApiError> {
+        Ok(AreaLists {
             regions: areas(conn, REGIONS.table)?,
             local_authorities: areas(conn, LOCAL_AUTHORITIES.table)?,
         })

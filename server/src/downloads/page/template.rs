@@ -7,7 +7,7 @@ use maud::{html, Markup};
 
 use roadtraffic_catalog::{Dataset, DATASETS};
 
-use super::query::Areas;
+use super::query::AreaLists;
 use crate::release::Release;
 
 fn national_row(d: &Dataset, release: &Release) -> Markup {
@@ -75,7 +75,7 @@ fn in_place(origin: &str) -> Markup {
 
 /// The page's content (the caller puts it in the site's layout); `origin`: the mirror's scheme
 /// and host, for the examples.
-pub fn page(release: &Release, areas: &Areas, base_path: &str, origin: &str) -> Markup {
+pub fn page(release: &Release, areas: &AreaLists, base_path: &str, origin: &str) -> Markup {
     let (regions, local_authorities) = (&areas.regions, &areas.local_authorities);
     html! {
         h1 { "Downloads" }

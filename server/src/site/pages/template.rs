@@ -10,7 +10,7 @@ use crate::assets;
 use crate::html::Frame;
 use crate::site::chart::{line_chart, LineChart, Series};
 use crate::site::format;
-use crate::site::overview::{Area, Overview};
+use crate::site::overview::{AdminArea, Overview};
 use crate::site::pages::query::{Column, Columns, Revised};
 
 /// What every template may read besides its page's data: what was learnt of the loaded file
@@ -233,8 +233,8 @@ pub fn year(y: i64) -> String {
 /// region and the authority when known.
 pub fn area_trail(
     ctx: &Context,
-    region: Option<&Area>,
-    la: Option<&Area>,
+    region: Option<&AdminArea>,
+    la: Option<&AdminArea>,
 ) -> Vec<(String, String)> {
     let mut trail = vec![(ctx.link("/regions"), "Regions".to_string())];
     if let Some(r) = region {

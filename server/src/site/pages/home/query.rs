@@ -4,7 +4,7 @@
 use roadtraffic_catalog::COUNT_POINTS;
 
 use crate::error::ApiError;
-use crate::site::overview::Area;
+use crate::site::overview::AdminArea;
 use crate::site::View;
 
 /// Results of each kind shown at most.
@@ -25,8 +25,8 @@ pub struct Search<'a> {
     pub points: Vec<SearchHit>,
     /// Other roads whose name starts with the search, with their number of count points.
     pub roads: Vec<(String, i64)>,
-    pub authorities: Vec<&'a Area>,
-    pub regions: Vec<&'a Area>,
+    pub authorities: Vec<&'a AdminArea>,
+    pub regions: Vec<&'a AdminArea>,
 }
 
 impl Search<'_> {
@@ -46,7 +46,7 @@ pub fn search<'a>(view: &View<'a>, q: &str) -> Result<Search<'a>, ApiError> {
     points.extend(count_points(view, "road_name = ?1", &[&q])?);
     let roads = roads_starting(view, q)?;
     let needle = q.to_lowercase();
-    let matching = |list: &'a [Area]| -> Vec<&'a Area> {
+    let matching = |list: &'a [AdminArea]| -> Vec<&'a AdminArea> {
         list.iter()
             .filter(|a| a.name.to_lowercase().contains(&needle))
             .take(MOST)

@@ -4,7 +4,7 @@ use maud::{html, Markup};
 
 use crate::html::{page_in, Section};
 use crate::site::format;
-use crate::site::overview::{Area, Overview};
+use crate::site::overview::{AdminArea, Overview};
 use crate::site::pages::template::{map, Context, Focus};
 
 use super::query::{Search, SearchHit, MOST};
@@ -117,7 +117,7 @@ fn search_results(ctx: &Context, q: &str, found: &Search) -> Markup {
 }
 
 /// Areas found, each a link to its page at `/{path}/{id}`.
-fn areas(ctx: &Context, heading: &str, path: &str, found: &[&Area]) -> Markup {
+fn areas(ctx: &Context, heading: &str, path: &str, found: &[&AdminArea]) -> Markup {
     html! {
         @if !found.is_empty() {
             h3 { (heading) }

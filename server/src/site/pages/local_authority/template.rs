@@ -5,7 +5,7 @@ use maud::{html, Markup};
 
 use crate::html::{page_in, Section};
 use crate::site::format;
-use crate::site::overview::Area;
+use crate::site::overview::AdminArea;
 use crate::site::pages::template::{
     area_trail, breadcrumbs, chart_and_table, map, pager, vehicle, Context, Figures, Focus,
 };
@@ -48,7 +48,7 @@ pub fn list(ctx: &Context) -> Markup {
     page_in(ctx.frame, Section::Regions, "Local authorities", body)
 }
 
-pub fn one(ctx: &Context, la: &Area, traffic: Traffic, points: &Points) -> Markup {
+pub fn one(ctx: &Context, la: &AdminArea, traffic: Traffic, points: &Points) -> Markup {
     let region = la.parent.and_then(|r| ctx.overview.region(r));
     let (id, total) = (la.id, points.total);
     let latest = traffic.miles.last_of("all_motor_vehicles");

@@ -5,7 +5,7 @@ use maud::{html, Markup};
 
 use crate::html::{page_in, Section};
 use crate::site::format;
-use crate::site::overview::Area;
+use crate::site::overview::AdminArea;
 use crate::site::pages::query::Columns;
 use crate::site::pages::template::{
     area_trail, breadcrumbs, chart_and_table, map, vehicle, Context, Figures, Focus,
@@ -45,7 +45,7 @@ pub fn list(ctx: &Context, latest: &LatestTotals) -> Markup {
     page_in(ctx.frame, Section::Regions, "Regions", body)
 }
 
-pub fn one(ctx: &Context, region: &Area, figures: Region) -> Markup {
+pub fn one(ctx: &Context, region: &AdminArea, figures: Region) -> Markup {
     let (id, name) = (region.id, &region.name);
     let points = figures.count_points;
     let latest = figures.by_vehicle.last_of("all_motor_vehicles");
