@@ -12,6 +12,7 @@ use roadtraffic_catalog::json;
 use roadtraffic_catalog::places::{EASTING, LATITUDE, LONGITUDE, NORTHING};
 
 use super::envelope::{page_of, PageUrls};
+use super::json::Commas;
 use super::links::{self, Escaping, Link};
 use super::record::{Distance, JsonRecord};
 use super::writer::{Record, Writer};
@@ -152,14 +153,14 @@ impl Members for Whole {
 
 /// Features as a `FeatureCollection`, and `members` after them.
 pub struct FeatureCollection<M> {
-    written: usize,
+    commas: Commas,
     members: M,
 }
 
 impl<M: Members> FeatureCollection<M> {
     pub fn new(members: M) -> Self {
         FeatureCollection {
-            written: 0,
+            commas: Commas::default(),
             members,
         }
     }
@@ -172,10 +173,7 @@ impl<M: Members> Writer for FeatureCollection<M> {
     }
 
     fn record(&mut self, out: &mut Vec<u8>, record: &mut dyn Record) -> Result<(), ApiError> {
-        if self.written > 0 {
-            out.push(b',');
-        }
-        self.written += 1;
+        self.commas.before_next(out);
         record.feature(out)
     }
 

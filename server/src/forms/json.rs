@@ -5,10 +5,26 @@ use super::writer::{Record, Writer};
 use crate::error::ApiError;
 use crate::rows::Found;
 
+/// The commas between the items of a JSON array: none before the first.
+#[derive(Default)]
+pub struct Commas {
+    written: usize,
+}
+
+impl Commas {
+    /// Writes the comma the next item needs, if any.
+    pub fn before_next(&mut self, out: &mut Vec<u8>) {
+        if self.written > 0 {
+            out.push(b',');
+        }
+        self.written += 1;
+    }
+}
+
 /// Records as a JSON array.
 #[derive(Default)]
 pub struct JsonArray {
-    written: usize,
+    commas: Commas,
 }
 
 impl Writer for JsonArray {
@@ -18,10 +34,7 @@ impl Writer for JsonArray {
     }
 
     fn record(&mut self, out: &mut Vec<u8>, record: &mut dyn Record) -> Result<(), ApiError> {
-        if self.written > 0 {
-            out.push(b',');
-        }
-        self.written += 1;
+        self.commas.before_next(out);
         record.json(out)
     }
 
