@@ -16,11 +16,17 @@ pub fn create_table(d: &Dataset) -> String {
 pub fn column_ddl(d: &Dataset, c: &Column) -> String {
     if c.source == Source::Id {
         "id INTEGER PRIMARY KEY".to_string()
-    } else if c.ty == ValueType::Text && d.is_filterable(c.name) {
+    } else if ignores_case(d, c) {
         format!("{} {} COLLATE NOCASE", c.name, c.ty.sql())
     } else {
         format!("{} {}", c.name, c.ty.sql())
     }
+}
+
+/// Whether a column's table compares it ignoring letter case (`COLLATE NOCASE`): the text
+/// columns the API filters on, as the public service does, so that their indexes serve `=`.
+pub fn ignores_case(d: &Dataset, c: &Column) -> bool {
+    c.source != Source::Id && c.ty == ValueType::Text && d.is_filterable(c.name)
 }
 
 /// The runs table of a dataset with run columns: one row per run of consecutive ids that share

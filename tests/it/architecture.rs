@@ -113,6 +113,7 @@ const SERVER_LAYERS: &[&[&str]] = &[
     ],
     &["forms"],
     &["rows"],
+    &["filter"],
     &["spatial", "state"],
     &[
         "release",
@@ -126,6 +127,7 @@ const SERVER_LAYERS: &[&[&str]] = &[
         "query",
         "ratelimit",
         "configuration",
+        "sql_functions",
         "error",
     ],
 ];

@@ -9,6 +9,7 @@ use crate::error::ApiError;
 use crate::forms::geojson::ApiPage;
 use crate::forms::{Envelope, Form, Spec};
 use crate::query::php::{self, Params};
+use crate::query::Query;
 use crate::rows::{Reading, Rows};
 use crate::spatial::Crs;
 
@@ -26,17 +27,17 @@ pub struct ListingAsked {
 impl ListingAsked {
     pub fn parse(
         d: &'static Dataset,
-        params: &Params,
+        query: &Query,
         max_page_size: i64,
         url: String,
         (envelope, form): (Envelope, Form),
     ) -> Result<ListingAsked, ApiError> {
         Ok(ListingAsked {
-            rows: Rows::listed(d, params, max_page_size)?,
+            rows: Rows::listed(d, query, max_page_size)?,
             form,
             envelope,
             url,
-            params: params.clone(),
+            params: query.php().clone(),
         })
     }
 
@@ -77,9 +78,9 @@ mod tests {
     use roadtraffic_catalog::{COUNT_POINTS, DATASETS, REGIONS};
 
     fn key(d: &'static Dataset, query: &str) -> String {
-        let params = Query::read(query).php().clone();
         let form = (Envelope::Laravel, Form::Json);
-        let listing = ListingAsked::parse(d, &params, 100, "http://h/api/x".into(), form).unwrap();
+        let query = Query::read(query);
+        let listing = ListingAsked::parse(d, &query, 100, "http://h/api/x".into(), form).unwrap();
         listing.key()
     }
 
@@ -108,10 +109,10 @@ mod tests {
         /// Any parameters give a listing or a 400 that says what is wrong, on every endpoint.
         #[test]
         fn any_parameters_give_a_listing_or_a_400(query in "[a-z_\\[\\]=&,%0-9.-]{0,150}") {
-            let params = Query::read(&query).php().clone();
+            let read = Query::read(&query);
             for d in DATASETS {
                 let form = (Envelope::Laravel, Form::Json);
-                match ListingAsked::parse(d, &params, 100_000, String::new(), form) {
+                match ListingAsked::parse(d, &read, 100_000, String::new(), form) {
                     Ok(_) => {}
                     Err(ApiError::BadRequest(message)) => proptest::prop_assert!(!message.is_empty()),
                     Err(other) => proptest::prop_assert!(false, "{other:?} for {query}"),

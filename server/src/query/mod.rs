@@ -85,6 +85,15 @@ impl Query {
             .collect()
     }
 
+    /// Whether any `name[...]=` is given.
+    pub fn has_bracketed(&self, name: &str) -> bool {
+        (self.pairs.iter()).any(|p| {
+            p.name
+                .strip_prefix(name)
+                .is_some_and(|r| r.starts_with('['))
+        })
+    }
+
     /// The first value of a plain `name=value`, as given (not trimmed).
     pub fn first(&self, name: &str) -> Option<&str> {
         (self.pairs.iter())

@@ -166,7 +166,10 @@ impl Release {
         let long_runs = long_runs(&probe, &rows).map_err(not_ours)?;
         let manager = SqliteConnectionManager::file(&uri)
             .with_flags(FLAGS)
-            .with_init(move |c| c.execute_batch(&init));
+            .with_init(move |c| {
+                c.execute_batch(&init)?;
+                crate::sql_functions::register(c)
+            });
         // No check on checkout: r2d2_sqlite's runs a statement each time (about 7% of the
         // CPU of a small page), and a connection to a local read-only file does not go stale.
         let pool = r2d2::Pool::builder()

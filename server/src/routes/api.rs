@@ -31,9 +31,7 @@ pub async fn list(
     let config = &state.config;
     let base = config.public_base(req);
     let url = format!("{base}{}", req.path().trim_end_matches('/'));
-    let params = query.php();
-    let listing =
-        ListingAsked::parse(dataset, params, config.max_page_size, url, (envelope, form))?;
+    let listing = ListingAsked::parse(dataset, query, config.max_page_size, url, (envelope, form))?;
     let key = listing.key();
     let encoding = Encoding::negotiate(req, config.compress);
     let responses = state.responses(&release);

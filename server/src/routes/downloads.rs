@@ -107,7 +107,7 @@ pub async fn listing(
     dataset: &'static Dataset,
     format: Form,
 ) -> Result<HttpResponse, ApiError> {
-    let rows = Rows::whole(dataset, query.php())?;
+    let rows = Rows::whole(dataset, query)?;
     let name = format!(
         "{}{}",
         dataset.paths[0].trim_start_matches('/').replace('/', "-"),

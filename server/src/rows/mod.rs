@@ -20,7 +20,7 @@ use rusqlite::types::Value as SqlValue;
 use roadtraffic_catalog::{Column, Dataset};
 
 use crate::error::ApiError;
-use crate::query::Params;
+use crate::query::Query;
 
 pub use filter_sets::FilterSets;
 pub use page::{Page, PageNumber};
@@ -58,14 +58,14 @@ impl Rows {
     /// it is paginated.
     pub fn listed(
         d: &'static Dataset,
-        params: &Params,
+        query: &Query,
         max_page_size: i64,
     ) -> Result<Rows, ApiError> {
         // Checked in this order, as the public service does: a 400 names the first fault.
-        let whole = Rows::whole(d, params)?;
+        let whole = Rows::whole(d, query)?;
         let reading = match d.paginated {
             true => {
-                let (number, size) = params::page(params, max_page_size)?;
+                let (number, size) = params::page(query.php(), max_page_size)?;
                 Reading::Page(number, size)
             }
             false => Reading::All,
@@ -75,10 +75,11 @@ impl Rows {
 
     /// Every row a listing's filters keep, in its sort, with its fields (its whole forms:
     /// `.csv`, `.ndjson`, `.geojson`, `.parquet`).
-    pub fn whole(d: &'static Dataset, params: &Params) -> Result<Rows, ApiError> {
+    pub fn whole(d: &'static Dataset, query: &Query) -> Result<Rows, ApiError> {
+        let params = query.php();
         Ok(Rows {
             dataset: d,
-            conditions: params::conditions(d, params)?,
+            conditions: params::conditions(d, query)?,
             sort: params::sort(d, params)?,
             fields: params::fields(d, params)?,
             reading: Reading::All,

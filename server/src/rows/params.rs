@@ -6,9 +6,13 @@ use rusqlite::types::Value as SqlValue;
 use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD};
 
+use std::sync::Arc;
+
 use super::page::PageNumber;
 use crate::error::ApiError;
+use crate::filter::{self, Filter};
 use crate::query::php::{self, Param, Params};
+use crate::query::Query;
 use crate::spatial::Area;
 
 pub const DEFAULT_PAGE_SIZE: i64 = 250;
@@ -28,6 +32,8 @@ pub enum Condition {
     /// hours of count days). With `or_null`, rows whose first column is NULL match too: they
     /// have no value to compare, and OGC matches a feature without a time to any span.
     Range(Range),
+    /// A CQL2 filter (`filter=`, OGC's `filter`).
+    Cql2(Arc<Filter>),
 }
 
 /// The bounds of a [`Condition::Range`].
@@ -135,12 +141,9 @@ fn given_filters<'p>(
     params: &'p Params,
 ) -> Result<Vec<(&'p str, &'p Param)>, ApiError> {
     let mut given: Vec<(&str, &Param)> = Vec::new();
-    match php::get(params, "filter") {
-        Some(Param::Map(m)) => given.extend(m.iter().map(|(k, v)| (k.as_str(), v))),
-        Some(Param::Text(t)) if !t.is_empty() => {
-            return Err(bad("Filters are given as filter[name]=value.".to_string()))
-        }
-        _ => {}
+    // A plain `filter=` is a CQL2 filter, read by `cql2`.
+    if let Some(Param::Map(m)) = php::get(params, "filter") {
+        given.extend(m.iter().map(|(k, v)| (k.as_str(), v)));
     }
     for (k, v) in params {
         if d.filters.contains(&k.as_str()) && !given.iter().any(|(g, _)| g == k) {
@@ -163,9 +166,11 @@ fn given_filters<'p>(
     Ok(given)
 }
 
-pub fn conditions(d: &'static Dataset, params: &Params) -> Result<Vec<Condition>, ApiError> {
+/// Every condition a listing's parameters ask: `filter[name]`, the bare names the endpoint
+/// filters on, and a CQL2 `filter`.
+pub fn conditions(d: &'static Dataset, query: &Query) -> Result<Vec<Condition>, ApiError> {
     let mut conditions = Vec::new();
-    for (name, value) in given_filters(d, params)? {
+    for (name, value) in given_filters(d, query.php())? {
         if let Some(places) = Places::of(d).filter(|_| name == BBOX || name == NEAR) {
             conditions.extend(area(places, name, value)?);
             continue;
@@ -173,7 +178,24 @@ pub fn conditions(d: &'static Dataset, params: &Params) -> Result<Vec<Condition>
         let text = text_param(&format!("filter[{name}]"), value)?;
         conditions.extend(filter_condition(d, name, text)?);
     }
+    conditions.extend(cql2(d, query)?);
     Ok(conditions)
+}
+
+/// `filter=` in CQL2, with `filter-lang` and `filter-crs`. Not with `filter[...]`, which PHP's
+/// reading of the query (the public API's) would let one silently replace the other.
+fn cql2(d: &'static Dataset, query: &Query) -> Result<Option<Condition>, ApiError> {
+    let text = query.first("filter");
+    if text.is_some_and(|t| !t.trim().is_empty()) && query.has_bracketed("filter") {
+        return Err(bad(
+            "Give either filter[name]=value filters or a CQL2 filter=, not both: \
+             the CQL2 filter can say both (`road_category = 'TM' AND year > 2015`)."
+                .to_string(),
+        ));
+    }
+    let (lang, crs) = (query.first("filter-lang"), query.first("filter-crs"));
+    let filter = filter::asked(d, text, lang, crs)?;
+    Ok(filter.map(|f| Condition::Cql2(Arc::new(f))))
 }
 
 /// One of the dataset's filters (`name`, one of [`Dataset::filters`]) given `text`: a value,

@@ -134,6 +134,7 @@ impl Plan<'_> {
             Condition::In(col, _) => self.is_run(col),
             Condition::Within(places, _) => places.in_runs,
             Condition::Range(range) => range.columns.iter().any(|c| self.is_run(c)),
+            Condition::Cql2(f) => f.columns().iter().any(|c| self.is_run(c)),
             Condition::Nothing => false,
         });
         filters_runs || self.sort.iter().any(|(c, _)| self.is_run(c))
@@ -145,6 +146,7 @@ impl Plan<'_> {
             Condition::In(col, _) => self.is_run(col),
             Condition::Within(places, _) => places.in_runs,
             Condition::Range(range) => range.columns.iter().all(|c| self.is_run(c)),
+            Condition::Cql2(f) => f.columns().iter().all(|c| self.is_run(c)),
             Condition::Nothing => false,
         })
     }
@@ -230,6 +232,9 @@ impl Plan<'_> {
                     let marks = vec!["?"; values.len()].join(",");
                     terms.push(format!("{} IN ({marks})", self.qualified(col, joined)));
                     args.extend(values.iter().cloned());
+                }
+                Condition::Cql2(f) => {
+                    terms.push(f.term(&|c| self.qualified(c, joined), &mut args));
                 }
                 Condition::Range(range) => {
                     let columns: Vec<String> = (range.columns.iter())
@@ -326,6 +331,7 @@ pub fn conditions_key(d: &Dataset, conditions: &[Condition]) -> String {
             Condition::Nothing => ("", Vec::new()),
             Condition::Within(_, area) => ("~area", vec![area.key()]),
             Condition::Range(range) => ("~range", vec![range.key()]),
+            Condition::Cql2(f) => ("~cql2", vec![f.key().to_string()]),
             Condition::In(col, values) => {
                 let mut vs: Vec<String> = (values.iter())
                     .map(|v| match v {

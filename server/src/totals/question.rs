@@ -189,7 +189,7 @@ impl Facets {
         })?;
         Ok(Facets {
             dataset: d,
-            conditions: crate::rows::conditions(d, query.php())?,
+            conditions: crate::rows::conditions(d, query)?,
             columns: columns_of("facet", &asked, &allowed, "")?,
             size: whole(query, "facet_size", MAX_FACET_SIZE)?.unwrap_or(DEFAULT_FACET_SIZE),
         })
@@ -213,7 +213,7 @@ impl Summary {
         let measures = measures(d, query)?;
         let mut summary = Summary {
             dataset: d,
-            conditions: crate::rows::conditions(d, query.php())?,
+            conditions: crate::rows::conditions(d, query)?,
             group_by,
             measures,
             sort: Vec::new(),

@@ -73,7 +73,7 @@ impl RevisionsRequest {
         let sized = matches!(php::get(params, "page"), Some(Param::Map(page)) if page.iter().any(|(k, _)| k == "size"));
         Ok(RevisionsRequest {
             dataset: d,
-            conditions: rows::conditions(d, params)?,
+            conditions: rows::conditions(d, query)?,
             fields: rows::fields(d, params)?,
             page: (number, if sized { size } else { DEFAULT_KEYS }),
         })

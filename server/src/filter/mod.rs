@@ -1,0 +1,224 @@
+//! CQL2 filters (OGC's Common Query Language; OGC API - Features Part 3), asked the same way
+//! of OGC's items, the API's listings and their totals: `filter=` in cql2-text or cql2-json,
+//! its geometries in `filter-crs`.
+//!
+//! The `cql2` crate parses and normalises both encodings; here the expression is checked
+//! against the dataset's queryables (`queryables`) and written as SQL (`translate`, with the
+//! spatial functions in `spatial`) that the rows' plan places in its WHERE clause beside any
+//! other filter, so that the indexes a `filter[...]` would use serve it too. What SQLite lacks
+//! is in `crate::sql_functions`.
+//!
+//! Bad input is a 400 that says what and where, decided before the parser sees anything that
+//! could exhaust its stack (an expression over [`MAX_BYTES`], or nested over [`MAX_DEPTH`]).
+
+#[allow(dead_code)] // `schema` is OGC's, wired next.
+pub mod queryables;
+mod spatial;
+mod template;
+mod translate;
+
+use rusqlite::types::Value as SqlValue;
+
+use roadtraffic_catalog::{Column, Dataset};
+
+use crate::error::ApiError;
+use crate::spatial::Crs;
+use template::Template;
+use translate::Translator;
+
+/// The longest filter taken, in bytes.
+pub const MAX_BYTES: usize = 16 * 1024;
+/// The deepest nesting taken (parentheses in cql2-text, operations in cql2-json).
+pub const MAX_DEPTH: usize = 64;
+
+/// The stack the parser runs on: many times what [`MAX_DEPTH`] levels take.
+const PARSER_STACK: usize = 64 << 20;
+
+/// Why a filter cannot be answered: always a 400.
+type Problem = ApiError;
+
+fn bad(message: impl Into<String>) -> Problem {
+    ApiError::BadRequest(format!("Invalid filter: {}.", message.into()))
+}
+
+/// A filter's encoding (`filter-lang`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    Text,
+    Json,
+}
+
+impl Lang {
+    /// The names `filter-lang` takes: `cql2-text` (the default), `cql2-json`, and the 2020
+    /// draft's `cql-text`, which GDAL looks for before it sends a compound filter.
+    pub const NAMES: [&'static str; 3] = ["cql2-text", "cql2-json", "cql-text"];
+
+    pub fn named(name: Option<&str>) -> Result<Lang, ApiError> {
+        match name.map(str::trim) {
+            None | Some("") | Some("cql2-text") | Some("cql-text") => Ok(Lang::Text),
+            Some("cql2-json") => Ok(Lang::Json),
+            Some(other) => Err(ApiError::BadRequest(format!(
+                "filter-lang `{other}` is not one of `{}`.",
+                Lang::NAMES.join("`, `")
+            ))),
+        }
+    }
+}
+
+/// A filter, checked against its dataset and written as SQL.
+#[derive(Debug, Clone)]
+pub struct Filter {
+    sql: Template,
+    key: String,
+}
+
+impl Filter {
+    /// Reads `text` in `lang`, its geometries in `crs`, as a filter of `d`'s records.
+    pub fn parse(
+        d: &'static Dataset,
+        text: &str,
+        lang: Lang,
+        crs: Crs,
+    ) -> Result<Filter, ApiError> {
+        within_limits(text, lang)?;
+        // The parser recurses per level of nesting, with frames large enough that the limits
+        // above would not keep it within a worker thread's stack: it runs on one of its own
+        // (mapped as needed, so it costs little until it is used).
+        stacker::grow(PARSER_STACK, || Filter::read(d, text, lang, crs))
+    }
+
+    fn read(d: &'static Dataset, text: &str, lang: Lang, crs: Crs) -> Result<Filter, ApiError> {
+        let expr = match lang {
+            Lang::Text => cql2::parse_text(text).map_err(|e| bad(parse_error(&e.to_string())))?,
+            Lang::Json => cql2::parse_json(text).map_err(|e| bad(format!("not CQL2 JSON: {e}")))?,
+        };
+        let translator = Translator { dataset: d, crs };
+        let sql = translator.predicate(&expr, true)?;
+        let canonical = expr.to_json().map_err(ApiError::internal)?;
+        Ok(Filter {
+            sql,
+            key: format!("{crs:?} {canonical}"),
+        })
+    }
+
+    /// The WHERE term, each column as `column` names it, its arguments pushed onto `args`.
+    pub fn term(
+        &self,
+        column: &dyn Fn(&'static Column) -> String,
+        args: &mut Vec<SqlValue>,
+    ) -> String {
+        self.sql.render(column, args)
+    }
+
+    /// The columns it reads.
+    pub fn columns(&self) -> Vec<&'static Column> {
+        self.sql.columns()
+    }
+
+    /// The filter in one canonical form (the same expression in either encoding, however
+    /// spaced, gives the same key).
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+}
+
+/// The filter a request asks for, if any: `filter`, in `filter-lang` (cql2-text when absent),
+/// its geometries in `filter-crs` (a CRS's URI; CRS84 when absent). Each as given, or `None`.
+pub fn asked(
+    d: &'static Dataset,
+    text: Option<&str>,
+    lang: Option<&str>,
+    crs: Option<&str>,
+) -> Result<Option<Filter>, ApiError> {
+    let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let crs = match crs.map(str::trim).filter(|c| !c.is_empty()) {
+        None => Crs::Crs84,
+        Some(uri) => Crs::from_uri(uri).ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "filter-crs `{uri}` is not one of `{}`, `{}`.",
+                Crs::CRS84_URI,
+                Crs::BNG_URI
+            ))
+        })?,
+    };
+    Filter::parse(d, text, Lang::named(lang)?, crs).map(Some)
+}
+
+/// Refuses a filter too long, or nested too deep, before it is parsed.
+fn within_limits(text: &str, lang: Lang) -> Result<(), ApiError> {
+    if text.len() > MAX_BYTES {
+        return Err(bad(format!(
+            "it is {} bytes long; at most {MAX_BYTES} are taken",
+            text.len()
+        )));
+    }
+    // In JSON each operation opens an object and its arguments' array.
+    let (open, close, most) = match lang {
+        Lang::Text => ("(", ")", MAX_DEPTH),
+        Lang::Json => ("[{", "]}", 2 * MAX_DEPTH + 2),
+    };
+    let (mut depth, mut deepest, mut quote) = (0usize, 0usize, None);
+    for c in text.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None if open.contains(c) => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            None if close.contains(c) => depth = depth.saturating_sub(1),
+            None => {}
+        }
+    }
+    // Prefix operators nest without parentheses: each `NOT` outside a quote is a level too.
+    let unquoted: String = unquoted(text);
+    let nots = (unquoted.split(|c: char| !c.is_ascii_alphanumeric() && c != '_'))
+        .filter(|w| w.eq_ignore_ascii_case("not"))
+        .count();
+    if deepest > most || nots > MAX_DEPTH {
+        return Err(bad(format!(
+            "it is nested too deep; at most {MAX_DEPTH} levels are taken"
+        )));
+    }
+    Ok(())
+}
+
+/// The text outside quotes.
+fn unquoted(text: &str) -> String {
+    let mut quote = None;
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None => out.push(c),
+        }
+    }
+    out
+}
+
+/// The parser's message in one line: where (line and column) and what it expected.
+fn parse_error(message: &str) -> String {
+    let at = (message.lines())
+        .find_map(|l| l.trim().strip_prefix("--> "))
+        .and_then(|pos| pos.split_once(':'))
+        .map(|(line, column)| match line {
+            "1" => format!(" at character {column}"),
+            _ => format!(" at line {line}, column {column}"),
+        });
+    let expected = (message.lines())
+        .find_map(|l| l.trim().strip_prefix("= "))
+        .map(|e| format!(": {e}"));
+    format!(
+        "not CQL2 text{}{}",
+        at.unwrap_or_default(),
+        expected.unwrap_or_default()
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,44 @@
+use super::*;
+use roadtraffic_catalog::{COUNT_POINTS, RAW_COUNTS};
+
+fn sql(d: &'static Dataset, text: &str) -> Result<(String, Vec<SqlValue>), String> {
+    let f = Filter::parse(d, text, Lang::Text, Crs::Crs84).map_err(|e| e.to_string())?;
+    let mut args = Vec::new();
+    let sql = f.term(&|c| format!("t.{}", c.name), &mut args);
+    Ok((sql, args))
+}
+
+/// The deepest filters taken parse in a thread of 2 MiB (a worker's), with room to spare.
+#[test]
+fn the_deepest_filters_taken_parse_in_a_small_stack() {
+    let handle = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let parens = |n| format!("{}year = 1{}", "(".repeat(n), ")".repeat(n));
+            let nots = format!("{}year = 1", "NOT ".repeat(MAX_DEPTH));
+            let minus = format!("year = {}1", "- ".repeat(4000));
+            let taken = [parens(MAX_DEPTH), nots, minus];
+            let parsed = taken.map(|t| Filter::parse(&RAW_COUNTS, &t, Lang::Text, Crs::Crs84));
+            let too_deep = Filter::parse(&RAW_COUNTS, &parens(2000), Lang::Text, Crs::Crs84);
+            (
+                parsed.map(|p| p.is_ok()),
+                too_deep.map_err(|e| e.to_string()).err(),
+            )
+        })
+        .unwrap();
+    let (parsed, too_deep) = handle.join().unwrap();
+    assert_eq!(parsed, [true; 3]);
+    assert!(too_deep.unwrap().contains("nested too deep"));
+}
+
+#[test]
+fn a_few_filters_as_sql() {
+    let (s, args) = sql(&COUNT_POINTS, "year >= 2015 AND road_category = 'TM'").unwrap_or_default();
+    println!("{s} {args:?}");
+    let (s, args) = sql(
+        &RAW_COUNTS,
+        "road_name LIKE 'A3%' OR CASEI(road_name) IN (CASEI('m4'))",
+    )
+    .unwrap();
+    println!("{s} {args:?}");
+}
