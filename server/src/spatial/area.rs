@@ -91,7 +91,9 @@ impl Area {
     }
 
     /// `lon,lat,radius_m`, as `filter[near]` takes it: a point in the grid's area of use and a
-    /// radius above 0 and at most [`MAX_RADIUS_M`].
+    /// radius above 0 and at most [`MAX_RADIUS_M`]. The point goes on the grid by OSTN15, or by
+    /// the Helmert at sea beyond OSTN15's shifts ([`grid::to_grid`]); one outside the area of
+    /// use is nowhere near a count point, and refused.
     pub fn parse_near(name: &str, text: &str) -> Result<Area, Refusal> {
         let [lon, lat, radius] = numbers::<3>(name, text, "lon,lat,radius_m")?;
         let [w, s, e, n] = AREA_OF_USE;
@@ -227,6 +229,8 @@ mod tests {
         assert!(refused(Area::parse_near("n", "-1.5,52.5,0")).contains("radius"));
         assert!(refused(Area::parse_near("n", "-1.5,52.5,100001")).contains("radius"));
         assert!(refused(Area::parse_near("n", "20,52.5,10")).contains("outside"));
+        // West of OSTN15's shifts but in the area of use: put on the grid by the Helmert.
+        assert!(Area::parse_near("n", "-9.0,57.0,1000").is_ok());
         assert!(refused(Area::parse_near("n", "-1.5,52.5")).contains("3 comma-separated"));
     }
 
