@@ -12,10 +12,12 @@ use roadtraffic_catalog::{Dataset, COUNT_METHOD, DATASETS};
 use super::{releases, schemas};
 use crate::api::{Endpoint, REVISIONS};
 use crate::configuration::Config;
+use crate::filter;
 use crate::forms::Form;
 use crate::rows::{filter_words, DEFAULT_PAGE_SIZE};
 use crate::spatial::area::MAX_RADIUS_M;
 use crate::spatial::grid::AREA_OF_USE;
+use crate::spatial::Crs;
 
 /// The whole description, but its `servers` (see [`super::Description`]), of the API's
 /// paths under the base path: the listing endpoints, their revisions and totals, then the
@@ -80,10 +82,7 @@ fn operation(d: &'static Dataset, alias: usize, format: Form, config: &Config) -
             format.suffix().trim_start_matches('.')
         ),
     };
-    let mut parameters = filters(d);
-    if Places::of(d).is_some() {
-        parameters.extend(spatial_filters());
-    }
+    let mut parameters = listing_filters(d);
     parameters.push(sort(d));
     parameters.push(fields(d));
     if d.paginated && format == Form::Json {
@@ -177,6 +176,34 @@ pub(super) fn filters(d: &Dataset) -> Vec<Value> {
             Some(list_parameter(&param, text, json_schema::filter_value(c)))
         })
         .collect()
+}
+
+/// Every filter a listing takes: its own (`filter[name]`), where it has places the spatial
+/// ones, and a CQL2 `filter`.
+pub(super) fn listing_filters(d: &'static Dataset) -> Vec<Value> {
+    let mut parameters = filters(d);
+    if Places::of(d).is_some() {
+        parameters.extend(spatial_filters());
+    }
+    parameters.extend(cql2_filter(d));
+    parameters
+}
+
+/// `filter`, `filter-lang` and `filter-crs`: a CQL2 filter (a mirror's own on the API; OGC's
+/// Part 3 on the items).
+pub(super) fn cql2_filter(d: &'static Dataset) -> [Value; 3] {
+    let spatial = match Places::of(d) {
+        Some(_) => " Spatial functions (`S_INTERSECTS`, `S_WITHIN`, `S_DISJOINT`, `S_TOUCHES`, `S_EQUALS`, `S_CONTAINS`, `S_OVERLAPS`, `S_CROSSES`) relate each record's point (`geometry`: its own longitude and latitude, or with `filter-crs` EPSG:27700 its own easting and northing) to any geometry, in WKT (`POLYGON((...))`, `BBOX(...)`) or GeoJSON.",
+        None => "",
+    };
+    let filter = format!("A CQL2 filter (OGC's Common Query Language, as OGC API - Features Part 3 takes it): any property of the records by name (`latitude`, `longitude` and the link lengths as numbers), with `=`, `<>`, `<`, `<=`, `>`, `>=`, `LIKE`, `BETWEEN`, `IN`, `IS NULL`, `AND`, `OR`, `NOT`, `CASEI`, arithmetic (`+ - * / % ^ div`) and property-to-property comparisons.{spatial} Text compares minding letter case unless in `CASEI(...)` (`filter[...]` ignores it, as the public service does); a comparison with a null is unknown and selects nothing. E.g. `year >= 2015 AND road_category = 'TM'`, `all_hgvs * 5 > all_motor_vehicles`. Combines with every other filter, `sort`, `fields`, the page and every form, but not with `filter[...]` in one request (say those in the CQL2 filter). At most {} bytes, nested at most {} deep. A mirror's own: the public service has no `filter` parameter.", filter::MAX_BYTES, filter::MAX_DEPTH);
+    let lang = "The encoding of `filter`: `cql2-text` (the default; `cql-text`, the 2020 draft's name, is taken as it) or `cql2-json`.";
+    let crs = format!("The CRS of `filter`'s geometries: `{}` (the default; longitude, latitude) or `{}` (British National Grid easting, northing).", Crs::CRS84_URI, Crs::BNG_URI);
+    [
+        json!({"name": "filter", "in": "query", "required": false, "description": filter, "schema": {"type": "string", "maxLength": filter::MAX_BYTES}}),
+        json!({"name": "filter-lang", "in": "query", "required": false, "description": lang, "schema": {"type": "string", "enum": filter::Lang::NAMES, "default": "cql2-text"}}),
+        json!({"name": "filter-crs", "in": "query", "required": false, "description": crs, "schema": {"type": "string", "enum": [Crs::CRS84_URI, Crs::BNG_URI], "default": Crs::CRS84_URI}}),
+    ]
 }
 
 /// `filter[bbox]` and `filter[near]`, on a dataset with places (a mirror's own: the public

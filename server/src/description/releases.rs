@@ -5,7 +5,6 @@
 use serde_json::{json, Map, Value};
 
 use roadtraffic_catalog::json_schema;
-use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Dataset, Source};
 
 use super::openapi::{self, message};
@@ -71,10 +70,7 @@ pub fn revisions_operation(e: &Endpoint, config: &Config) -> Value {
         0 => format!("revisions_{}", d.table),
         n => format!("revisions_{}_alias_{n}", d.table),
     };
-    let mut parameters = openapi::filters(d);
-    if Places::of(d).is_some() {
-        parameters.extend(openapi::spatial_filters());
-    }
+    let mut parameters = openapi::listing_filters(d);
     parameters.push(openapi::fields(d));
     parameters.extend(openapi::page(config, DEFAULT_KEYS, "Keys per page"));
     let key = d.natural_key.join(", ");

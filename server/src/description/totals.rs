@@ -8,7 +8,6 @@
 use serde_json::{json, Map, Value};
 
 use roadtraffic_catalog::json_schema;
-use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Column, Dataset, Domain, ValueType, DATASETS};
 
 use super::openapi::{self, list_parameter, names};
@@ -88,15 +87,6 @@ fn operation_id(what: &str, e: &Endpoint, suffix: &str) -> String {
     format!("{what}_{}{alias}{form}", e.dataset.table)
 }
 
-/// The listing's own filters, and where it has places, the spatial ones.
-fn listing_filters(d: &'static Dataset) -> Vec<Value> {
-    let mut parameters = openapi::filters(d);
-    if Places::of(d).is_some() {
-        parameters.extend(openapi::spatial_filters());
-    }
-    parameters
-}
-
 fn column_names(columns: impl Iterator<Item = &'static Column>) -> Vec<String> {
     columns.map(|c| c.name.to_string()).collect()
 }
@@ -113,7 +103,7 @@ fn whole(name: &str, description: String, max: usize, default: Option<usize>) ->
 fn facets_operation(e: &Endpoint, config: &Config) -> Value {
     let d = e.dataset;
     let columns = column_names(d.facet_columns());
-    let mut parameters = listing_filters(d);
+    let mut parameters = openapi::listing_filters(d);
     let facet = format!("The columns to count the values of: repeated (`facet=year&facet=road_category`) or a comma-separated list. Allowed: {}.", columns.join(", "));
     let items = json!({"type": "string", "enum": columns});
     let mut facet = json!({
@@ -150,7 +140,7 @@ const SOURCES: &str = "Answered from the tables of totals kept at load time (`<t
 
 fn summary_operation(e: &Endpoint, format: Form, config: &Config) -> Value {
     let d = e.dataset;
-    let mut parameters = listing_filters(d);
+    let mut parameters = openapi::listing_filters(d);
     parameters.extend(summary_parameters(d));
     let rows = match format {
         Form::Csv => "CSV with a header of the output columns (empty for null; text holding a comma, quote or line end is quoted)",

@@ -17,6 +17,7 @@ mod spatial;
 mod template;
 mod translate;
 
+use cql2::Expr;
 use rusqlite::types::Value as SqlValue;
 
 use roadtraffic_catalog::{Column, Dataset};
@@ -92,13 +93,45 @@ impl Filter {
             Lang::Text => cql2::parse_text(text).map_err(|e| bad(parse_error(&e.to_string())))?,
             Lang::Json => cql2::parse_json(text).map_err(|e| bad(format!("not CQL2 JSON: {e}")))?,
         };
+        Filter::of_expr(d, &expr, crs)
+    }
+
+    fn of_expr(d: &'static Dataset, expr: &Expr, crs: Crs) -> Result<Filter, ApiError> {
         let translator = Translator { dataset: d, crs };
-        let sql = translator.predicate(&expr, true)?;
+        let sql = translator.predicate(expr, true)?;
         let canonical = expr.to_json().map_err(ApiError::internal)?;
         Ok(Filter {
             sql,
             key: format!("{crs:?} {canonical}"),
         })
+    }
+
+    /// `name = value`, `value` read as the queryable `name`'s kind (a number, or text): OGC's
+    /// queryables as query parameters (`/req/queryables-query-parameters`).
+    pub fn equals(d: &'static Dataset, name: &str, value: &str) -> Result<Filter, ApiError> {
+        let Some(q) = queryables::find(d, name) else {
+            return Err(bad(format!("unknown property `{name}`")));
+        };
+        let literal = match q.kind {
+            queryables::Kind::Number => value
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .map(Expr::Float)
+                .ok_or_else(|| {
+                    ApiError::BadRequest(format!("{name} `{value}` is not a number."))
+                })?,
+            _ => Expr::Literal(value.to_string()),
+        };
+        let property = Expr::Property {
+            property: name.to_string(),
+        };
+        let expr = Expr::Operation {
+            op: "=".to_string(),
+            args: vec![Box::new(property), Box::new(literal)],
+        };
+        Filter::of_expr(d, &expr, Crs::Crs84)
     }
 
     /// The WHERE term, each column as `column` names it, its arguments pushed onto `args`.

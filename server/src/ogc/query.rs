@@ -5,13 +5,18 @@
 //! as Part 1 requires (`/req/core/query-param-unknown`), and so is a bad value
 //! (`/req/core/query-param-invalid`), the message saying which and why.
 
+use std::sync::Arc;
+
 use roadtraffic_catalog::Dataset;
 
 use super::collection::Collection;
 use super::datetime::Span;
 use crate::error::ApiError;
 use crate::query::{self, Param, Params};
-use crate::rows::{filter_condition, Condition, Reading, Rows, Window};
+use crate::filter::{self, queryables, Filter};
+use crate::rows::{
+    fields_named, filter_condition, list, sort_by, Condition, Reading, Rows, Window,
+};
 use crate::spatial::{Area, Crs};
 
 /// `limit` when absent, and the most it gives: a larger one is taken as this, not refused
@@ -19,10 +24,21 @@ use crate::spatial::{Area, Crs};
 pub const DEFAULT_LIMIT: i64 = 10;
 pub const MAX_LIMIT: i64 = 10_000;
 
-/// The parameters of the items beside the dataset's filters, in the order the API definition
-/// lists them.
-pub const ITEMS_PARAMETERS: [&str; 7] = [
-    "bbox", "bbox-crs", "crs", "datetime", "limit", "offset", "f",
+/// The parameters of the items beside the dataset's queryables, in the order the API
+/// definition lists them.
+pub const ITEMS_PARAMETERS: [&str; 12] = [
+    "bbox",
+    "bbox-crs",
+    "crs",
+    "datetime",
+    "filter",
+    "filter-lang",
+    "filter-crs",
+    "sortby",
+    "properties",
+    "limit",
+    "offset",
+    "f",
 ];
 
 fn bad(message: String) -> ApiError {
@@ -39,23 +55,30 @@ fn text<'p>(name: &str, value: &'p Param) -> Result<&'p str, ApiError> {
     }
 }
 
-/// Refuses any parameter but `allowed` (and the dataset's filters, for the items).
+/// Refuses any parameter but `allowed` (and, for the items, the dataset's filters and
+/// queryables).
 fn refuse_unknown(
     params: &Params,
     allowed: &[&str],
-    filters: Option<&Dataset>,
+    items_of: Option<&'static Dataset>,
 ) -> Result<(), ApiError> {
-    let known =
-        |name: &str| allowed.contains(&name) || filters.is_some_and(|d| d.filters.contains(&name));
+    let names = |d: &'static Dataset| -> Vec<&'static str> {
+        let mut names = d.filters.to_vec();
+        let queryables = queryables::of(d).into_iter().filter(|q| q.column.is_some());
+        names.extend(queryables.map(|q| q.name).filter(|n| !d.filters.contains(n)));
+        names
+    };
+    let extra = items_of.map(names).unwrap_or_default();
+    let known = |name: &str| allowed.contains(&name) || extra.contains(&name);
     let Some((name, value)) = params.iter().find(|(name, _)| !known(name)) else {
         return Ok(());
     };
     text(name, value)?;
-    let mut names: Vec<&str> = allowed.to_vec();
-    names.extend(filters.iter().flat_map(|d| d.filters.iter().copied()));
+    let mut all: Vec<&str> = allowed.to_vec();
+    all.extend(extra);
     Err(bad(format!(
         "Unknown parameter `{name}`. This resource takes `{}`.",
-        names.join("`, `")
+        all.join("`, `")
     )))
 }
 
@@ -114,25 +137,52 @@ impl Items {
             let span = Span::parse(text).map_err(bad)?;
             conditions.extend(span.condition(collection));
         }
-        for (name, value) in params
-            .iter()
-            .filter(|(n, _)| d.filters.contains(&n.as_str()))
-        {
-            conditions.extend(filter_condition(d, name, text(name, value)?)?);
-        }
+        conditions.extend(property_conditions(d, params)?);
+        let filter = filter::asked(
+            d,
+            given(params, "filter")?,
+            given(params, "filter-lang")?,
+            given(params, "filter-crs")?,
+        )?;
+        conditions.extend(filter.map(|f| Condition::Cql2(Arc::new(f))));
         let crs = crs(params, "crs")?;
         let window = Window {
             offset: offset(given(params, "offset")?)?,
             size: limit(given(params, "limit")?)?,
         };
+        let sort = match given(params, "sortby")? {
+            Some(text) => sort_by(d, text)?,
+            None => Vec::new(),
+        };
+        let wanted = given(params, "properties")?.map(list).unwrap_or_default();
         Ok(Items {
             rows: Rows {
                 reading: Reading::Window(window),
-                ..Rows::all(d, conditions, Vec::new())
+                fields: fields_named(d, &wanted)?,
+                ..Rows::all(d, conditions, sort)
             },
             crs,
         })
     }
+}
+
+/// `name=value` for each of the dataset's filters (as the JSON API reads them: a value, or a
+/// comma-separated list, text matched ignoring case) and for each other queryable (equal, as
+/// CQL2's `name = value`).
+fn property_conditions(d: &'static Dataset, params: &Params) -> Result<Vec<Condition>, ApiError> {
+    let mut conditions = Vec::new();
+    for (name, value) in params.iter() {
+        if d.filters.contains(&name.as_str()) {
+            conditions.extend(filter_condition(d, name, text(name, value)?)?);
+        } else if let Some(q) = queryables::find(d, name).filter(|q| q.column.is_some()) {
+            let value = text(name, value)?;
+            if !value.is_empty() {
+                let f = Filter::equals(d, q.name, value)?;
+                conditions.push(Condition::Cql2(Arc::new(f)));
+            }
+        }
+    }
+    Ok(conditions)
 }
 
 /// `bbox`: four numbers in `crs` (a six-number box, with heights, is refused: these features
@@ -221,8 +271,8 @@ mod tests {
 
     #[test]
     fn unknown_parameters_are_named() {
-        let refused = items("road_name=M4&sortby=id").unwrap_err();
-        assert!(refused.contains("`sortby`"), "{refused}");
+        let refused = items("road_name=M4&sortbyy=id").unwrap_err();
+        assert!(refused.contains("`sortbyy`"), "{refused}");
         assert!(items("filter[road_name]=M4")
             .unwrap_err()
             .contains("brackets"));

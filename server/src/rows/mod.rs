@@ -26,8 +26,8 @@ pub use filter_sets::FilterSets;
 pub use page::{Page, PageNumber};
 pub use paging::{Found, Pager, RowQuery, Window};
 pub use params::{
-    conditions, fields, filter_condition, filter_words, page as page_asked, sort_keys,
-    sorts_not_allowed, Condition, Range, DEFAULT_PAGE_SIZE,
+    conditions, fields, fields_named, filter_condition, filter_words, list, page as page_asked,
+    sort_by, sort_keys, sorts_not_allowed, Condition, Range, DEFAULT_PAGE_SIZE,
 };
 pub use plan::{column_list, conditions_key, Plan, Sql, ThenJoin};
 

@@ -72,7 +72,7 @@ fn text_param<'a>(name: &str, p: &'a Param) -> Result<&'a str, ApiError> {
     }
 }
 
-fn list(value: &str) -> Vec<&str> {
+pub fn list(value: &str) -> Vec<&str> {
     value
         .split(',')
         .map(str::trim)
@@ -263,12 +263,17 @@ pub fn sort(
     d: &'static Dataset,
     params: &Params,
 ) -> Result<Vec<(&'static Column, bool)>, ApiError> {
-    let Some(p) = php::get(params, "sort") else {
-        return Ok(Vec::new());
-    };
+    match php::get(params, "sort") {
+        Some(p) => sort_by(d, text_param("sort", p)?),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The sort `text` asks (`a,-b`; `+` or nothing ascends), of the names the API sorts by.
+pub fn sort_by(d: &'static Dataset, text: &str) -> Result<Vec<(&'static Column, bool)>, ApiError> {
     let sortable: Vec<&str> = d.sorts().collect();
     let (mut sort, mut unknown) = (Vec::new(), Vec::new());
-    for (name, desc) in sort_keys(text_param("sort", p)?) {
+    for (name, desc) in sort_keys(text) {
         match d.filter_column(name).filter(|_| sortable.contains(&name)) {
             Some(c) => sort.push((c, desc)),
             None => unknown.push(name),
@@ -302,9 +307,8 @@ pub fn sorts_not_allowed<S: AsRef<str>>(unknown: &[&str], allowed: &[S]) -> ApiE
 
 /// `fields=a,b` (or JSON:API's `fields[type]=a,b`): those fields only, in record order.
 pub fn fields(d: &'static Dataset, params: &Params) -> Result<Vec<&'static Column>, ApiError> {
-    let mut fields: Vec<&'static Column> = d.stored_columns().collect();
     let wanted = match php::get(params, "fields") {
-        None => return Ok(fields),
+        None => Vec::new(),
         Some(Param::Text(t)) => list(t),
         Some(Param::Map(m)) => match m.as_slice() {
             [(_, Param::Text(t))] => list(t),
@@ -315,6 +319,13 @@ pub fn fields(d: &'static Dataset, params: &Params) -> Result<Vec<&'static Colum
             }
         },
     };
+    fields_named(d, &wanted)
+}
+
+/// The fields `wanted` (a list of names; every field when empty), in record order; a 400
+/// naming any that is none.
+pub fn fields_named(d: &'static Dataset, wanted: &[&str]) -> Result<Vec<&'static Column>, ApiError> {
+    let mut fields: Vec<&'static Column> = d.stored_columns().collect();
     if wanted.is_empty() {
         return Ok(fields);
     }
