@@ -208,8 +208,8 @@ fn parameters() -> Value {
         },
         "bbox": {
             "name": "bbox", "in": "query", "required": false, "style": "form", "explode": false,
-            "description": "Only features whose point is in this box (edges included): minX,minY,maxX,maxY in `bbox-crs` (WGS 84 longitude and latitude by default, each within -180..180 and -90..90; a minimum longitude above the maximum crosses the antimeridian; on the British National Grid easting -100000..900000 and northing -100000..1400000). A box where no count point is matches nothing. Four numbers only: these features have no heights, so Part 1's six-number box (with heights) is refused.",
-            "schema": {"type": "array", "minItems": 4, "maxItems": 4, "items": {"type": "number"}},
+            "description": "Only features whose point is in this box (edges included): minX,minY,maxX,maxY in `bbox-crs` (WGS 84 longitude and latitude by default, each within -180..180 and -90..90; a minimum longitude above the maximum crosses the antimeridian; on the British National Grid easting -100000..900000 and northing -100000..1400000). A box where no count point is matches nothing. Six numbers, minX,minY,minZ,maxX,maxY,maxZ (Part 1's box with heights), are the same box: these features are 2-D points, so the heights (any numbers) are ignored.",
+            "schema": {"type": "array", "oneOf": [{"minItems": 4, "maxItems": 4}, {"minItems": 6, "maxItems": 6}], "items": {"type": "number"}},
         },
         "bbox-crs": {
             "name": "bbox-crs", "in": "query", "required": false, "style": "form", "explode": false,

@@ -135,16 +135,25 @@ impl Items {
     }
 }
 
-/// `bbox`: four numbers in `crs` (a six-number box, with heights, is refused: these features
-/// have none).
+/// `bbox`: four numbers in `crs`, or six (Part 1's Requirement 23: minX,minY,minZ,maxX,maxY,
+/// maxZ) whose heights must be numbers and are then ignored: these features are 2-D points,
+/// so only the box's extent on the ground can select them.
 fn bbox(text: &str, crs: Crs) -> Result<Area, ApiError> {
-    if text.split(',').count() == 6 {
-        return Err(bad(format!(
-            "bbox `{text}` has six numbers (a box with heights): these features have no \
-             heights; give four, minX,minY,maxX,maxY."
-        )));
+    let parts: Vec<&str> = text.split(',').collect();
+    let [x0, y0, z0, x1, y1, z1] = parts[..] else {
+        return Area::parse_ogc_box("bbox", text, crs).map_err(bad);
+    };
+    for (z, which) in [(z0.trim(), "minZ"), (z1.trim(), "maxZ")] {
+        if !z.parse::<f64>().is_ok_and(f64::is_finite) {
+            return Err(bad(format!(
+                "bbox `{text}`: {which} `{z}` is not a number."
+            )));
+        }
     }
-    Area::parse_ogc_box("bbox", text, crs).map_err(bad)
+    let ground = [x0, y0, x1, y1].join(",");
+    // Its messages name the box as it was sent, not as its four numbers.
+    Area::parse_ogc_box("bbox", &ground, crs)
+        .map_err(|m| bad(m.replacen(&format!("`{ground}`"), &format!("`{text}`"), 1)))
 }
 
 /// `limit`: [`DEFAULT_LIMIT`] when absent; a whole number from 1, taken as [`MAX_LIMIT`] when
@@ -242,7 +251,16 @@ mod tests {
             items("bbox=170,-50,-170,-40").is_ok(),
             "across the antimeridian"
         );
-        assert!(items("bbox=-2,52,0,-1,53,100").unwrap_err().contains("six"));
+        let box_of = |q| items(q).map(|i| i.rows.key());
+        assert_eq!(box_of("bbox=-2,52,0,-1,53,100"), box_of("bbox=-2,52,-1,53"));
+        assert!(items("bbox=-2,52,x,-1,53,100")
+            .unwrap_err()
+            .contains("minZ `x`"));
+        let refused = items("bbox=-2,53,0,-1,52,100").unwrap_err();
+        assert!(
+            refused.contains("`-2,53,0,-1,52,100`: the minimum latitude"),
+            "{refused}"
+        );
         assert!(items("bbox=-2,53,-1,52").unwrap_err().contains("latitude"));
         let bng = "bbox-crs=http://www.opengis.net/def/crs/EPSG/0/27700";
         assert!(items(&format!("bbox=400000,200000,410000,210000&{bng}")).is_ok());
