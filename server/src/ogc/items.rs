@@ -2,11 +2,14 @@
 //! `numberMatched`, `numberReturned`, `timeStamp` and links to the next and previous
 //! windows), and one feature by its id. Written by the forms' own `FeatureCollection` writer
 //! and the rows' pager, as the API's GeoJSON is, so a filtered window is found as fast at any
-//! offset as a filtered page of the JSON API.
+//! offset as a filtered page of the JSON API; but their properties' decimals kept as text
+//! (latitude, longitude, link lengths) are numbers, so that GIS clients, which type a field
+//! by its values, read them as numbers.
 
 use std::time::{Duration, SystemTime};
 
 use roadtraffic_catalog::json;
+use roadtraffic_catalog::record::Decimals;
 
 use super::collection::Collection;
 use super::links::{self as ogc_links, with_query, Urls};
@@ -31,7 +34,8 @@ pub fn write_items(
     time_limit: Duration,
     flush: &mut Flush,
 ) -> Result<Vec<u8>, ApiError> {
-    let spec = Spec::Features(items.crs, Box::new(WindowMembers { links }));
+    let members = WindowMembers { links };
+    let spec = Spec::Features(items.crs, Decimals::AsNumbers, Box::new(members));
     forms::write_timed(release, (&items.rows, filter_sets), spec, time_limit, flush)
 }
 
@@ -164,7 +168,7 @@ pub fn write_item(
         .column("id")
         .ok_or_else(|| ApiError::internal(format!("{} has no id", d.table)))?;
     let rows = Rows::matching(d, (id_column, id), Vec::new());
-    let mut writer = FeatureWriter::of(&rows, release, crs);
+    let mut writer = FeatureWriter::of(&rows, release, crs, Decimals::AsNumbers);
     let query = RowQuery::all(&writer.sql(&rows));
     let conn = release.connection()?;
     let mut stmt = conn.prepare_cached(&query.sql)?;

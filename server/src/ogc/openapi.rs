@@ -273,7 +273,7 @@ fn schemas() -> Value {
         "type": {"type": "string", "enum": ["Feature"]},
         "id": {"type": "integer"},
         "geometry": {"allOf": [point], "nullable": true},
-        "properties": {"type": "object", "description": "The record, as the JSON API writes it."},
+        "properties": {"type": "object", "description": "The record, as the JSON API writes it, but for the decimals its records carry as strings (latitude, longitude, link_length_km, link_length_miles): numbers here, `null` when empty."},
         "links": links,
     }});
     json!({

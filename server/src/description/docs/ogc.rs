@@ -26,7 +26,7 @@ pub fn section(config: &Config) -> Markup {
     html! {
         section id="ogcapi" {
             h2 { "OGC API - Features" }
-            p { "The same data for GIS clients (QGIS, GDAL, OWSLib, ArcGIS): an OGC API - Features service, Part 1 (Core) and Part 2 (CRS by reference), at " a href=(PREFIX) { code { (PREFIX) } } ". Each dataset with places is a collection, each record a feature: a point at the record's own coordinates, the record as its properties, its id the record's id." }
+            p { "The same data for GIS clients (QGIS, GDAL, OWSLib, ArcGIS): an OGC API - Features service, Part 1 (Core) and Part 2 (CRS by reference), at " a href=(PREFIX) { code { (PREFIX) } } ". Each dataset with places is a collection, each record a feature: a point at the record's own coordinates, the record as its properties, its id the record's id. The decimals the JSON API's records carry as strings, as the public service does (" code { "latitude" } ", " code { "longitude" } ", " code { "link_length_km" } ", " code { "link_length_miles" } "), are numbers in the features (" code { "null" } " when empty), so that GIS clients type them as reals." }
             ul {
                 @for c in Collection::all() {
                     li { a href={ (PREFIX) "/collections/" (c.id()) } { code { (c.id()) } } ": " (c.dataset().about) }
