@@ -126,11 +126,24 @@ struct Errors {
 }
 
 impl Errors {
-    /// The responses of an operation: `ok` as its 200, then its errors (a 404 where the path
-    /// names a collection or a feature).
-    fn with(&self, ok: Value, names_something: bool) -> Value {
+    /// The responses of an operation: `ok` as its 200 (with its `ETag`), its `304` and `412`,
+    /// then its errors (a 404 where the path names a collection or a feature).
+    fn with(&self, mut ok: Value, names_something: bool) -> Value {
+        let etag = json!({"description": "The release and the question: the same for the same parameters in any order.", "schema": {"type": "string"}});
+        if let Some(ok) = ok.as_object_mut() {
+            let headers = ok.entry("headers").or_insert_with(|| json!({}));
+            headers["ETag"] = etag;
+        }
         let mut out = Map::new();
         out.insert("200".into(), ok);
+        out.insert(
+            "304".into(),
+            json!({"description": "Not modified: `If-None-Match` matched the ETag."}),
+        );
+        out.insert(
+            "412".into(),
+            json!({"description": "Precondition failed: `If-Match` named another tag (compared strongly)."}),
+        );
         out.insert(
             "400".into(),
             exception("A parameter is unknown or its value is wrong; the message says which."),
@@ -289,7 +302,7 @@ fn schemas() -> Value {
             "type": {"type": "string", "enum": ["FeatureCollection"]},
             "features": {"type": "array", "items": reference("featureGeoJSON")},
             "links": links,
-            "timeStamp": {"type": "string", "format": "date-time"},
+            "timeStamp": {"type": "string", "format": "date-time", "description": "When the release was loaded (absent where its file does not say): the same for every answer of the release."},
             "numberMatched": {"type": "integer", "minimum": 0},
             "numberReturned": {"type": "integer", "minimum": 0},
         }},

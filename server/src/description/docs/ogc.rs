@@ -43,6 +43,12 @@ pub fn section(config: &Config) -> Markup {
                 li { code { "f=json" } " or " code { "f=html" } ": every resource is also a page (the features' with a form); without " code { "f" } ", the form " code { "Accept" } " prefers by its q-values: a browser gets the page, a client that names neither JSON, and a form at " code { "q=0" } " is never sent." }
                 li { "Any other parameter is a 400 that names it; an unknown collection or feature, a 404." }
             }
+            h3 { "Releases and caching" }
+            ul {
+                li { "Each kept release has the same service under " code { "/releases/{name}" (PREFIX) } ", answered from that release: its links, its definition's server and its pages' links stay under that prefix. An unknown release is a 404." }
+                li { "Every answer has an " code { "ETag" } " made of the release and the question (the same for the same parameters in any order: the links write them in one order), so " code { "If-None-Match" } " gets a 304 without the query being run, and " code { "HEAD" } " is answered. The features' " code { "timeStamp" } " is when the release was loaded, not when the answer was written (absent where the file does not say)." }
+                li { "A named release's features never change: " code { "Cache-Control: public, max-age=31536000, immutable" } ". Its documents (the landing page, the conformance, the definition, the collections) carry the server's words and keep the revalidated caching of " code { (PREFIX) } "." }
+            }
             h3 { "GDAL" }
             pre { code { (gdal) } }
             h3 { "QGIS" }
