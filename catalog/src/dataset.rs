@@ -127,6 +127,15 @@ pub struct Column {
     pub fill: Option<Fill>,
 }
 
+impl Column {
+    /// A decimal the files give as text, carried verbatim as published (latitude, longitude,
+    /// the link lengths: `"1.10"` stays `"1.10"`): a string in the API's records, as the
+    /// public service writes it, and a number wherever the value is read as one.
+    pub fn is_decimal_text(&self) -> bool {
+        self.ty == ValueType::Text && matches!(self.domain, Domain::Decimal { .. })
+    }
+}
+
 /// A total that the published files give beside its parts. About one AADF row in five
 /// differs from the sum of its parts (independent rounding): kept, with a warning.
 #[derive(Debug)]

@@ -125,6 +125,65 @@ pub fn value(out: &mut Vec<u8>, v: ValueRef<'_>) {
     }
 }
 
+/// A decimal the files give as text (latitude, a link length: `Column::is_decimal_text`) as a
+/// JSON number, for readers that type their fields from the values (GIS clients): its digits
+/// as published where they are already JSON's (`"1.10"` is `1.10`), else the number they read
+/// as (`+.5` is `0.5`); `null` for an empty value, or one that is no number.
+pub fn decimal(out: &mut Vec<u8>, v: ValueRef<'_>) {
+    match v {
+        ValueRef::Text(t) | ValueRef::Blob(t) => decimal_text(out, t),
+        other => value(out, other),
+    }
+}
+
+/// The bytes of a decimal as a JSON number (see [`decimal`]).
+pub fn decimal_text(out: &mut Vec<u8>, text: &[u8]) {
+    let text = text.trim_ascii();
+    if is_json_number(text) {
+        out.extend_from_slice(text);
+        return;
+    }
+    let read = std::str::from_utf8(text)
+        .ok()
+        .and_then(|t| t.parse::<f64>().ok());
+    match read.filter(|v| v.is_finite()) {
+        Some(v) => float(out, v),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// RFC 8259's number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+fn is_json_number(text: &[u8]) -> bool {
+    let digits = |from: usize| {
+        text[from..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    let mut at = usize::from(text.first() == Some(&b'-'));
+    let whole = digits(at);
+    if whole == 0 || (whole > 1 && text[at] == b'0') {
+        return false;
+    }
+    at += whole;
+    if text.get(at) == Some(&b'.') {
+        let fraction = digits(at + 1);
+        if fraction == 0 {
+            return false;
+        }
+        at += 1 + fraction;
+    }
+    if matches!(text.get(at), Some(b'e' | b'E')) {
+        at += 1 + usize::from(matches!(text.get(at + 1), Some(b'+' | b'-')));
+        let exponent = digits(at);
+        if exponent == 0 {
+            return false;
+        }
+        at += exponent;
+    }
+    at == text.len()
+}
+
 /// `{"message":"..."}`, the shape of every error.
 pub fn message(text: &str) -> Vec<u8> {
     let mut out = b"{\"message\":".to_vec();
@@ -181,6 +240,41 @@ mod tests {
             let mut lossy = Vec::new();
             string(&mut lossy, &String::from_utf8_lossy(&bytes));
             proptest::prop_assert_eq!(direct, lossy);
+        }
+    }
+
+    #[test]
+    fn decimals_as_numbers_keep_their_digits_where_json_has_them() {
+        let d = |v: ValueRef| {
+            let mut out = Vec::new();
+            decimal(&mut out, v);
+            String::from_utf8(out).unwrap()
+        };
+        for (text, number) in [
+            ("53.39597741", "53.39597741"),
+            ("-2.24809417", "-2.24809417"),
+            ("1.10", "1.10"),
+            ("0", "0"),
+            (" 0.6 ", "0.6"),
+            ("1e-5", "1e-5"),
+            ("+1.5", "1.5"),
+            (".5", "0.5"),
+            ("5.", "5.0"),
+            ("007", "7.0"),
+            ("-0", "-0"),
+            ("", "null"),
+            ("x", "null"),
+        ] {
+            assert_eq!(d(ValueRef::Text(text.as_bytes())), number, "{text:?}");
+        }
+        assert_eq!(d(ValueRef::Null), "null");
+        assert_eq!(d(ValueRef::Real(1.5)), "1.5");
+        // Whatever it writes, JSON reads as the number the text is.
+        for text in ["53.39597741", "+.5", "5.", "007", "1E+3"] {
+            let mut out = Vec::new();
+            decimal_text(&mut out, text.as_bytes());
+            let read: f64 = serde_json::from_slice(&out).unwrap();
+            assert_eq!(read, text.parse::<f64>().unwrap(), "{text}");
         }
     }
 

@@ -15,12 +15,23 @@ use crate::{json, Column, Dataset, Source};
 /// version), so that a server whose writer differs never copies bytes of another writer.
 pub const WRITER_VERSION: &str = "php-json 1";
 
+/// How a record writes the decimals the files give as text (`Column::is_decimal_text`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decimals {
+    /// As published, strings: the public service's records.
+    AsText,
+    /// As JSON numbers: OGC's features, whose clients type a property by its values.
+    AsNumbers,
+}
+
 /// The bytes around a record's values.
 pub struct RecordLayout {
     /// Each field's key, with what comes before it: `{"id":`, `,"year":`.
     keys: Vec<Vec<u8>>,
     /// What closes a record: `}`, after the retired fields if any.
     close: Vec<u8>,
+    /// Whether each field is written as a number though kept as text; empty when none is.
+    numbers: Vec<bool>,
 }
 
 impl RecordLayout {
@@ -28,6 +39,19 @@ impl RecordLayout {
     /// records): right after the field they followed, or last when that field is not asked for,
     /// since the clients of that era select them by name whatever fields they asked for.
     pub fn new(fields: &[&'static Column], retired: Option<&RetiredFields>) -> Self {
+        Self::of(fields, retired, Decimals::AsText)
+    }
+
+    /// [`RecordLayout::new`], its decimals kept as text written as `decimals` says.
+    pub fn of(
+        fields: &[&'static Column],
+        retired: Option<&RetiredFields>,
+        decimals: Decimals,
+    ) -> Self {
+        let numbers = match decimals {
+            Decimals::AsText => Vec::new(),
+            Decimals::AsNumbers => fields.iter().map(|c| c.is_decimal_text()).collect(),
+        };
         let mut keys: Vec<Vec<u8>> = fields
             .iter()
             .enumerate()
@@ -56,7 +80,11 @@ impl RecordLayout {
             }
         }
         close.push(b'}');
-        RecordLayout { keys, close }
+        RecordLayout {
+            keys,
+            close,
+            numbers,
+        }
     }
 
     /// Every field of today's records: the layout of rendered records.
@@ -79,10 +107,23 @@ impl RecordLayout {
     ) -> rusqlite::Result<()> {
         for (i, key) in self.keys.iter().enumerate() {
             out.extend_from_slice(key);
-            json::value(out, row.get_ref(first + i)?);
+            self.value(out, i, row.get_ref(first + i)?);
         }
         self.close(out);
         Ok(())
+    }
+
+    /// Whether the field at `i` is written as a number though kept as text.
+    fn is_number(&self, i: usize) -> bool {
+        self.numbers.get(i) == Some(&true)
+    }
+
+    /// Writes the value of the field at `i`.
+    fn value(&self, out: &mut Vec<u8>, i: usize, v: ValueRef<'_>) {
+        match self.is_number(i) {
+            true => json::decimal(out, v),
+            false => json::value(out, v),
+        }
     }
 
     /// Closes a record whose fields are written.
@@ -99,6 +140,9 @@ impl RecordLayout {
     pub fn tag(&self) -> String {
         let mut bytes = self.keys.concat();
         bytes.extend_from_slice(&self.close);
+        if self.numbers.contains(&true) {
+            bytes.extend_from_slice(b" numbers");
+        }
         bytes.push(b' ');
         bytes.extend_from_slice(WRITER_VERSION.as_bytes());
         format!(
@@ -168,22 +212,29 @@ impl RunFragments {
 pub struct ShortOwnValues;
 
 impl SplitLayout {
-    /// The layout of `fields` of the dataset (and `retired`, as in [`RecordLayout::new`]).
-    pub fn new(d: &Dataset, fields: &[&'static Column], retired: Option<&RetiredFields>) -> Self {
-        let own: Vec<&'static Column> = d.own_value_columns().collect();
-        Self::with(fields, retired, |c| d.run_columns.contains(&c.name), &own)
-    }
-
-    /// The layout of `fields` with those for which `from_run` holds read from the run, and the
-    /// others but the id from own values of the columns `own`.
-    fn with(
+    /// The layout of `fields` of the dataset (and `retired`, as in [`RecordLayout::new`]),
+    /// its decimals kept as text written as `decimals` says.
+    pub fn new(
+        d: &Dataset,
         fields: &[&'static Column],
         retired: Option<&RetiredFields>,
+        decimals: Decimals,
+    ) -> Self {
+        let own: Vec<&'static Column> = d.own_value_columns().collect();
+        let layout = RecordLayout::of(fields, retired, decimals);
+        Self::with(layout, fields, |c| d.run_columns.contains(&c.name), &own)
+    }
+
+    /// The record `layout` of `fields`, with those for which `from_run` holds read from the
+    /// run, and the others but the id from own values of the columns `own`.
+    fn with(
+        layout: RecordLayout,
+        fields: &[&'static Column],
         from_run: impl Fn(&Column) -> bool,
         own: &[&'static Column],
     ) -> Self {
         let mut split = SplitLayout {
-            layout: RecordLayout::new(fields, retired),
+            layout,
             pieces: Vec::new(),
             fragments: Vec::new(),
             run_fields: Vec::new(),
@@ -236,7 +287,7 @@ impl SplitLayout {
         for fragment in &self.fragments {
             for &(field, column) in fragment {
                 out.bytes.extend_from_slice(&self.layout.keys[field]);
-                json::value(&mut out.bytes, run.get_ref(first + column)?);
+                (self.layout).value(&mut out.bytes, field, run.get_ref(first + column)?);
             }
             out.ends.push(out.bytes.len());
         }
@@ -267,8 +318,11 @@ impl SplitLayout {
                     // Fields come in record order, as the values do.
                     let bytes = values.nth(value - next_value).ok_or(ShortOwnValues)?;
                     next_value = value + 1;
+                    // A decimal kept as text is a JSON string of its digits (no escapes).
+                    if let (true, Some(text)) = (self.layout.is_number(field), quoted(bytes)) {
+                        json::decimal_text(out, text);
                     // Most are a few digits: pushed, they cost less than a call to memcpy.
-                    if bytes.len() <= 4 {
+                    } else if bytes.len() <= 4 {
                         bytes.iter().for_each(|&b| out.push(b));
                     } else {
                         out.extend_from_slice(bytes);
@@ -280,6 +334,11 @@ impl SplitLayout {
         self.layout.close(out);
         Ok(())
     }
+}
+
+/// The text of a JSON string with nothing escaped in it, as a decimal's is written.
+fn quoted(json: &[u8]) -> Option<&[u8]> {
+    json.strip_prefix(b"\"")?.strip_suffix(b"\"")
 }
 
 /// The table of a dataset's rendered records: `id` (the row's) and `record` (its JSON bytes).
@@ -313,10 +372,21 @@ mod tests {
         assert_eq!(opening(&bare), r#""sequence":null,"ramp":null}"#);
     }
 
+    /// Every kind of record: today's or with the retired fields, its decimals as text or as
+    /// numbers.
+    fn kinds() -> Vec<(Option<&'static RetiredFields>, Decimals)> {
+        let decimals = [Decimals::AsText, Decimals::AsNumbers];
+        let retired = [None, retired_fields(&AADF)];
+        (retired.into_iter())
+            .flat_map(|r| decimals.map(|d| (r, d)))
+            .collect()
+    }
+
     /// A record written by [`SplitLayout`], from its id, its own values and its run's
     /// fragments, as [`RecordLayout`] writes it from one row: whichever fields come from the
-    /// run, first, last or between retired fields, whichever own values are skipped, and with
-    /// values that need escaping.
+    /// run, first, last or between retired fields, whichever own values are skipped, with
+    /// values that need escaping, and a decimal kept as text (from the run or its own values)
+    /// written as a number.
     #[test]
     fn split_records_are_the_records() {
         let values = [
@@ -359,9 +429,9 @@ mod tests {
             pick(&[0, 2, 4]),
             pick(&[1, 3, 5]),
         ];
-        for retired in [None, retired_fields(&AADF)] {
+        for (retired, decimals) in kinds() {
             for fields in &field_sets {
-                let whole = RecordLayout::new(fields, retired);
+                let whole = RecordLayout::of(fields, retired, decimals);
                 let expected = conn
                     .query_row(&select(fields, "0"), [], |row| {
                         let mut out = Vec::new();
@@ -375,7 +445,8 @@ mod tests {
                         .filter(|c| c.source != Source::Id && !is_run(c))
                         .copied()
                         .collect();
-                    let split = SplitLayout::with(fields, retired, is_run, &own);
+                    let layout = RecordLayout::of(fields, retired, decimals);
+                    let split = SplitLayout::with(layout, fields, is_run, &own);
                     let mut fragments = RunFragments::default();
                     conn.query_row(&select(split.run_fields(), "0, 0"), [], |run| {
                         split.write_run(&mut fragments, run, 2)
@@ -402,7 +473,7 @@ mod tests {
     #[test]
     fn short_own_values_are_an_error() {
         let fields: Vec<&'static Column> = RAW_COUNTS.stored_columns().collect();
-        let split = SplitLayout::new(&RAW_COUNTS, &fields, None);
+        let split = SplitLayout::new(&RAW_COUNTS, &fields, None, Decimals::AsText);
         let own = RAW_COUNTS.own_value_columns().count();
         let values = |n: usize| vec![&b"1"[..]; n].join(&OWN_VALUE_END);
         let mut out = Vec::new();
@@ -412,6 +483,34 @@ mod tests {
         };
         assert!(split.write(&mut out, 7, &values(own), &run).is_ok());
         assert!(split.write(&mut out, 7, &values(own - 1), &run).is_err());
+    }
+
+    /// With decimals as numbers, the decimals kept as text (and only those) are numbers.
+    #[test]
+    fn decimals_as_numbers_are_numbers() {
+        let fields: Vec<&'static Column> = ["id", "road_name", "latitude", "link_length_km"]
+            .iter()
+            .map(|n| AADF.column(n).unwrap())
+            .collect();
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let write = |decimals| {
+            let layout = RecordLayout::of(&fields, None, decimals);
+            let sql = "SELECT 7, '51.5', '53.39597741', ''";
+            let mut out = Vec::new();
+            conn.query_row(sql, [], |row| layout.write(&mut out, row))
+                .unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            write(Decimals::AsText),
+            r#"{"id":7,"road_name":"51.5","latitude":"53.39597741","link_length_km":""}"#
+        );
+        assert_eq!(
+            write(Decimals::AsNumbers),
+            r#"{"id":7,"road_name":"51.5","latitude":53.39597741,"link_length_km":null}"#
+        );
+        let numbers = RecordLayout::of(&fields, None, Decimals::AsNumbers);
+        assert_ne!(numbers.tag(), RecordLayout::new(&fields, None).tag());
     }
 
     #[test]

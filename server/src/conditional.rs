@@ -3,7 +3,8 @@
 //! against them in the RFC's order, and what they answer instead of the representation: `304
 //! Not Modified` or `412 Precondition Failed`; and `If-Range`, which decides whether a `Range`
 //! is honoured. Every answer that has a tag goes through here: the listings, their totals and
-//! revisions, the change reports, the releases, the stored downloads.
+//! revisions, the change reports, the releases, the stored downloads, OGC's documents and
+//! features.
 //!
 //! An answer's tag is made by its handler from the release and the question in a canonical
 //! form (the same question, asked with its parameters in any order or encoding, has the same

@@ -210,6 +210,18 @@ where
         .body(page)
 }
 
+/// A page made elsewhere (a tagged answer's body, `routes::tagged`), given a page's own
+/// headers as [`response`] sends them: its CSP (which lets its stylesheet in) and its referrer
+/// policy.
+pub fn as_page(mut response: HttpResponse) -> HttpResponse {
+    let headers = response.headers_mut();
+    let csp = header::HeaderValue::from_static(CSP_NO_SCRIPT);
+    headers.insert(header::CONTENT_SECURITY_POLICY, csp);
+    let referrer = header::HeaderValue::from_static("same-origin");
+    headers.insert(header::REFERRER_POLICY, referrer);
+    response
+}
+
 /// The HTML page of an error: its status, what went wrong in words, and ways back.
 pub fn error_page(e: &ApiError) -> HttpResponse {
     error_page_in(&Frame::default(), e)
@@ -288,8 +300,8 @@ pub fn in_release(page: &str, frame: &Frame) -> String {
 const URL_ATTRIBUTES: &[&str] = &["href", "action", "data-api"];
 
 /// Paths that no release serves by name: the assets (one set for all), the list of releases
-/// and the releases themselves (links already in one), OGC API - Features (the latest's only).
-const UNDER_NO_RELEASE: &[&str] = &["/assets", RELEASES, "/ogcapi"];
+/// and the releases themselves (links already in one).
+const UNDER_NO_RELEASE: &[&str] = &["/assets", RELEASES];
 
 /// `page` with the prefix put before each root-relative URL of its links (`href`, `action`,
 /// `data-api`) but those under no release. Maud escapes `"` in text, so `="/` is always an
@@ -367,7 +379,7 @@ mod tests {
             "href=\"/releases/2024/api/z\"",
             "href=\"/releases\"",
             "href=\"/releases/2024/releasesx\"",
-            "href=\"/ogcapi/collections\"",
+            "href=\"/releases/2024/ogcapi/collections\"",
             "href=\"//elsewhere.example.org/x\"",
             "href=\"https://example.org/\"",
             "title=\"/not-a-link\"",

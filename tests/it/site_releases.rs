@@ -277,16 +277,14 @@ fn one_release_is_named_and_a_file_without_a_name_shows_none() {
     }
 }
 
-/// The links of a page of release 2024 (outside its picker): into that release, or to what no
-/// release serves by name (the assets, OGC API - Features, the list of releases the docs
-/// describe).
+/// The links of a page of release 2024 (outside its picker): into that release (OGC API -
+/// Features too), or to what no release serves by name (the assets, the list of releases the
+/// docs describe).
 fn stays_in_2024(url: &str) -> bool {
     url.starts_with('#')
         || url == "/releases"
         || url.starts_with("/releases/2024/")
         || url.starts_with("/assets/")
-        || url == "/ogcapi"
-        || url.starts_with("/ogcapi/")
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! in its envelope or as GeoJSON features, or every record as a JSON array), and the key its
 //! answer is kept and tagged by.
 
+use roadtraffic_catalog::record::Decimals;
 use roadtraffic_catalog::Dataset;
 
 use crate::error::ApiError;
@@ -59,7 +60,8 @@ impl ListingAsked {
         let (path, params) = (self.url.clone(), self.params.clone());
         match (&self.rows.reading, self.form) {
             (Reading::Page(..), Form::GeoJson) => {
-                Spec::Features(Crs::Crs84, Box::new(ApiPage { path, params }))
+                let members = Box::new(ApiPage { path, params });
+                Spec::Features(Crs::Crs84, Decimals::AsText, members)
             }
             (Reading::Page(..), _) => Spec::Page {
                 envelope: self.envelope,

@@ -21,7 +21,7 @@ pub const SINCE_NAMES: &str = "\u{1}names of the releases kept before the latest
 pub fn release_server(base_url: &str) -> Value {
     json!({
         "url": format!("{base_url}/releases/{{release}}"),
-        "description": "A kept release, by name (`/releases` lists them; `latest` is the latest): every path of this description is answered under it exactly as for the latest, from that release, and so are the 2019-2020 listings (`/releases/{release}/legacy/api/...`), the downloads (`/releases/{release}/downloads/...`) and the site's pages. Its data never changes: `Cache-Control: public, max-age=31536000, immutable` and a strong ETag (but on the revisions and `/releases`, which span every kept release). Envelope links stay under the release.",
+        "description": "A kept release, by name (`/releases` lists them; `latest` is the latest): every path of this description is answered under it exactly as for the latest, from that release, and so are the 2019-2020 listings (`/releases/{release}/legacy/api/...`), the downloads (`/releases/{release}/downloads/...`), OGC API - Features (`/releases/{release}/ogcapi/...`) and the site's pages. Its data never changes: `Cache-Control: public, max-age=31536000, immutable` and a strong ETag (but on the revisions and `/releases`, which span every kept release). Envelope links stay under the release.",
         "variables": {"release": {"default": "latest", "description": "A kept release's name, or `latest`."}},
     })
 }

@@ -10,6 +10,7 @@ use rusqlite::types::ValueRef;
 
 use roadtraffic_catalog::json;
 use roadtraffic_catalog::places::{EASTING, LATITUDE, LONGITUDE, NORTHING};
+use roadtraffic_catalog::record::Decimals;
 
 use super::envelope::{page_of, PageUrls};
 use super::json::Commas;
@@ -37,9 +38,11 @@ pub struct FeatureWriter {
 }
 
 impl FeatureWriter {
-    pub fn of(rows: &Rows, release: &Release, crs: Crs) -> Self {
+    /// The writer of `rows`' features in `crs`, their properties' decimals kept as text
+    /// written as `decimals` says.
+    pub fn of(rows: &Rows, release: &Release, crs: Crs, decimals: Decimals) -> Self {
         FeatureWriter {
-            record: JsonRecord::of(rows, release, false),
+            record: JsonRecord::with_decimals(rows, release, false, decimals),
             distance: Distance::of(rows, GEOMETRY_COLUMNS),
             crs,
         }

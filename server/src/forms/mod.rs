@@ -27,6 +27,8 @@ mod zip;
 
 use std::time::Duration;
 
+use roadtraffic_catalog::record::Decimals;
+
 pub use envelope::Envelope;
 pub use file_layout::{CellValue, FileLayout, Quoting};
 pub use geojson::{FeatureWriter, Members};
@@ -157,8 +159,9 @@ pub enum Spec {
         params: Params,
     },
     Ndjson,
-    /// A `FeatureCollection` in a CRS, and what it says after its features.
-    Features(Crs, Box<dyn Members + Send>),
+    /// A `FeatureCollection` in a CRS, the decimals its properties keep as text written as
+    /// numbers or not (OGC's or the API's), and what it says after its features.
+    Features(Crs, Decimals, Box<dyn Members + Send>),
     Csv(FileLayout),
     /// The CSV file of this name, zipped.
     Zip(FileLayout, String),
@@ -174,7 +177,7 @@ impl Spec {
             Spec::Page { envelope, .. } => Reads::Json {
                 legacy: *envelope == Envelope::Legacy,
             },
-            Spec::Features(crs, _) => Reads::Feature(*crs),
+            Spec::Features(crs, decimals, _) => Reads::Feature(*crs, *decimals),
             Spec::Csv(layout) | Spec::Zip(layout, _) | Spec::Parquet(layout, _) => {
                 Reads::Cells(layout.clone())
             }
@@ -192,7 +195,7 @@ impl Spec {
                 path,
                 params,
             } => Box::new(envelope::PageWriter::new(envelope, path, params)),
-            Spec::Features(_, members) => Box::new(geojson::FeatureCollection::new(members)),
+            Spec::Features(.., members) => Box::new(geojson::FeatureCollection::new(members)),
             Spec::Csv(layout) => Box::new(csv(layout)),
             Spec::Zip(layout, name) => Box::new(zip::Zip::new(csv(layout), name)),
             Spec::Parquet(layout, sorted_by) => Box::new(parquet::Parquet::new(layout, sorted_by)),
@@ -213,7 +216,10 @@ impl Spec {
         Some(match form {
             Form::Json => Spec::Json,
             Form::Ndjson => Spec::Ndjson,
-            Form::GeoJson => Spec::Features(Crs::Crs84, Box::new(geojson::Whole)),
+            Form::GeoJson => {
+                let members = Box::new(geojson::Whole);
+                Spec::Features(Crs::Crs84, Decimals::AsText, members)
+            }
             Form::Csv => Spec::Csv(layout()),
             Form::Zip => Spec::Zip(layout(), name.replace(".zip", ".csv")),
             Form::Parquet => Spec::Parquet(layout(), Vec::new()),

@@ -5,7 +5,7 @@
 use std::ops::RangeInclusive;
 
 use roadtraffic_catalog::legacy::{retired_fields, RetiredFields};
-use roadtraffic_catalog::record::{self, RecordLayout, RunFragments, SplitLayout};
+use roadtraffic_catalog::record::{self, Decimals, RecordLayout, RunFragments, SplitLayout};
 use rusqlite::types::ValueRef;
 
 use crate::error::ApiError;
@@ -73,13 +73,13 @@ pub struct RunRecords {
 }
 
 impl RunRecords {
-    fn of(rows: &Rows, retired: Option<&RetiredFields>) -> Option<Self> {
+    fn of(rows: &Rows, retired: Option<&RetiredFields>, decimals: Decimals) -> Option<Self> {
         let d = rows.dataset;
         let (runs, own_values) = (d.runs_table()?, d.own_values_table()?);
         if !Plan(rows).keeps_runs_together() {
             return None; // a run looked up per row would cost more than its columns
         }
-        let layout = SplitLayout::new(d, &rows.fields, retired);
+        let layout = SplitLayout::new(d, &rows.fields, retired, decimals);
         if layout.run_fields().is_empty() {
             return None;
         }
@@ -143,18 +143,25 @@ impl JsonRecord {
     /// The records of `rows` in `release`, as today's listings write them or (`legacy`) with
     /// the fields of the 2019-2020 records too.
     pub fn of(rows: &Rows, release: &Release, legacy: bool) -> Self {
+        Self::with_decimals(rows, release, legacy, Decimals::AsText)
+    }
+
+    /// [`JsonRecord::of`], the decimals the files give as text written as `decimals` says
+    /// (the records the loader wrote have them as text: copied only then).
+    pub fn with_decimals(rows: &Rows, release: &Release, legacy: bool, decimals: Decimals) -> Self {
         let d = rows.dataset;
         let every_field = rows.fields.len() == d.stored_columns().count();
-        if every_field && !legacy && release.has_rendered_records(d) {
+        let as_rendered = !legacy && decimals == Decimals::AsText;
+        if every_field && as_rendered && release.has_rendered_records(d) {
             return JsonRecord::Rendered(record::rendered_table(d));
         }
         let retired = retired_fields(d).filter(|_| legacy);
         let split = release
             .has_long_runs(d)
-            .then(|| RunRecords::of(rows, retired));
+            .then(|| RunRecords::of(rows, retired, decimals));
         match split.flatten() {
             Some(split) => JsonRecord::Split(split),
-            None => JsonRecord::Fields(RecordLayout::new(&rows.fields, retired)),
+            None => JsonRecord::Fields(RecordLayout::of(&rows.fields, retired, decimals)),
         }
     }
 

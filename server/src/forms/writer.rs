@@ -4,6 +4,7 @@
 //! ([`write_rows`]: the SQL of what it reads, the page or window found by the pager, a row at
 //! a time into a body flushed in chunks). A summary's rows go to the same writers (`totals`).
 
+use roadtraffic_catalog::record::Decimals;
 use rusqlite::Connection;
 
 use super::file_layout::{AreaNames, CellValue, FileLayout};
@@ -41,8 +42,8 @@ pub trait Writer {
 pub enum Reads {
     /// Its JSON record: today's, or (`legacy`) with the fields of the 2019-2020 records.
     Json { legacy: bool },
-    /// Its feature, at its coordinates in this CRS.
-    Feature(Crs),
+    /// Its feature, at its coordinates in this CRS, its decimals kept as text written so.
+    Feature(Crs, Decimals),
     /// The cells of a layout (a CSV or Parquet file's columns).
     Cells(FileLayout),
 }
@@ -65,7 +66,9 @@ impl RowReader {
             Reads::Json { legacy } => {
                 RowReader::Json(JsonRecord::of(rows, release, legacy), Distance::of(rows, 0))
             }
-            Reads::Feature(crs) => RowReader::Feature(FeatureWriter::of(rows, release, crs)),
+            Reads::Feature(crs, decimals) => {
+                RowReader::Feature(FeatureWriter::of(rows, release, crs, decimals))
+            }
             Reads::Cells(layout) => {
                 let areas = AreaNames::for_layout(conn, &layout)?;
                 RowReader::Cells(layout, areas)

@@ -1,30 +1,31 @@
 //! The HTML form of every resource, for a person with a browser (Part 1's HTML class): each
 //! page written from the very document (JSON or GeoJSON) the resource answers with, so the two
 //! cannot differ: every member shown, every link an `<a>`. The features' page adds a form that
-//! asks for them with the same parameters.
+//! asks for them with the same parameters. Each page is in the frame of its release: the
+//! site's links in the layout lead to that release's pages.
 
 use maud::{html, Markup};
 use serde_json::{Map, Value};
 
 use super::collection::Collection;
 use super::query::ITEMS_PARAMETERS;
-use crate::html::{page, Section};
+use crate::html::{page_framed, Frame, Section};
 use crate::query::{self, Param, Params};
 use crate::spatial::Crs;
 
 /// A document (the landing page, the conformance, the collections, a collection, the
 /// definition) as a page: its title, then every member.
-pub fn document(title: &str, doc: &Value) -> String {
+pub fn document(frame: &Frame, title: &str, doc: &Value) -> String {
     let body = html! {
         h1 { (title) }
         (value(doc))
     };
-    page(Section::Docs, title, body)
+    page_framed(frame, Section::Docs, title, body)
 }
 
 /// A window of a collection's features (at `url`): how many, their links, the form, then a
 /// table of them (id, point, properties).
-pub fn items(c: &Collection, doc: &Value, url: &str, params: &Params) -> String {
+pub fn items(frame: &Frame, c: &Collection, doc: &Value, url: &str, params: &Params) -> String {
     let title = format!("{}: features", c.title());
     let features = doc["features"].as_array().map(Vec::as_slice).unwrap_or(&[]);
     let columns: Vec<&String> = features
@@ -34,7 +35,11 @@ pub fn items(c: &Collection, doc: &Value, url: &str, params: &Params) -> String 
         .unwrap_or_default();
     let body = html! {
         h1 { (title) }
-        p { (doc["numberReturned"]) " of " (doc["numberMatched"]) " features (written " (text(&doc["timeStamp"])) ")." }
+        p {
+            (doc["numberReturned"]) " of " (doc["numberMatched"]) " features"
+            @if let Some(loaded) = doc["timeStamp"].as_str() { ", as loaded on " (loaded) }
+            "."
+        }
         (links(&doc["links"]))
         (form(c, params))
         // A record has up to 40 fields: the table scrolls within the page (focusable, so a
@@ -54,11 +59,11 @@ pub fn items(c: &Collection, doc: &Value, url: &str, params: &Params) -> String 
             }
         }
     };
-    page(Section::Docs, &title, body)
+    page_framed(frame, Section::Docs, &title, body)
 }
 
 /// One feature: its point, its properties, its links.
-pub fn item(c: &Collection, doc: &Value) -> String {
+pub fn item(frame: &Frame, c: &Collection, doc: &Value) -> String {
     let title = format!("{} {}", c.title(), doc["id"]);
     let body = html! {
         h1 { (title) }
@@ -66,7 +71,7 @@ pub fn item(c: &Collection, doc: &Value) -> String {
         (value(&doc["properties"]))
         (links(&doc["links"]))
     };
-    page(Section::Docs, &title, body)
+    page_framed(frame, Section::Docs, &title, body)
 }
 
 /// Any JSON value: an object as a list of its members, an array as a list, a URL as a link.

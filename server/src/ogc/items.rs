@@ -2,11 +2,16 @@
 //! `numberMatched`, `numberReturned`, `timeStamp` and links to the next and previous
 //! windows), and one feature by its id. Written by the forms' own `FeatureCollection` writer
 //! and the rows' pager, as the API's GeoJSON is, so a filtered window is found as fast at any
-//! offset as a filtered page of the JSON API.
+//! offset as a filtered page of the JSON API; but their properties' decimals kept as text
+//! (latitude, longitude, link lengths) are numbers, so that GIS clients, which type a field
+//! by its values, read them as numbers. The same question of the same release has the same
+//! bytes (`timeStamp` is the release's load, the links' parameters in one order): what its
+//! tag promises.
 
 use std::time::{Duration, SystemTime};
 
 use roadtraffic_catalog::json;
+use roadtraffic_catalog::record::Decimals;
 
 use super::collection::Collection;
 use super::links::{self as ogc_links, with_query, Urls};
@@ -31,7 +36,11 @@ pub fn write_items(
     time_limit: Duration,
     flush: &mut Flush,
 ) -> Result<Vec<u8>, ApiError> {
-    let spec = Spec::Features(items.crs, Box::new(WindowMembers { links }));
+    let members = WindowMembers {
+        links,
+        loaded_at: release.about.loaded_at,
+    };
+    let spec = Spec::Features(items.crs, Decimals::AsNumbers, Box::new(members));
     forms::write_timed(release, (&items.rows, filter_sets), spec, time_limit, flush)
 }
 
@@ -39,6 +48,8 @@ pub fn write_items(
 /// and its links, in plain JSON.
 struct WindowMembers {
     links: ItemLinks,
+    /// When the release was loaded, if it says.
+    loaded_at: Option<SystemTime>,
 }
 
 impl Members for WindowMembers {
@@ -51,7 +62,7 @@ impl Members for WindowMembers {
         json::int(out, matched);
         out.extend_from_slice(b",\"numberReturned\":");
         json::int(out, returned as i64);
-        write_time_stamp(out);
+        write_time_stamp(out, self.loaded_at);
         out.extend_from_slice(b",\"links\":");
         let links = self.links.of_window(window, matched);
         links::write(out, &links, Escaping::Plain);
@@ -59,11 +70,17 @@ impl Members for WindowMembers {
     }
 }
 
-/// `timeStamp`: when the response was written (RFC 3339, UTC, to the second).
-fn write_time_stamp(out: &mut Vec<u8>) {
+/// `timeStamp` (RFC 3339, UTC, to the second): when the release was loaded, the time its
+/// features are as of. Not when the response was written, which would make every answer other
+/// bytes and no tag could hold; absent (Part 1 makes it optional) when the release does not
+/// say.
+fn write_time_stamp(out: &mut Vec<u8>, loaded_at: Option<SystemTime>) {
+    let Some(loaded_at) = loaded_at else {
+        return;
+    };
     out.extend_from_slice(b",\"timeStamp\":");
-    let now = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
-    json::string(out, &now);
+    let at = humantime::format_rfc3339_seconds(loaded_at).to_string();
+    json::string(out, &at);
 }
 
 /// Where the items are, how they were asked for and in which format they are answered: what
@@ -86,6 +103,21 @@ impl ItemLinks {
             params,
             format,
         }
+    }
+
+    /// What the answer at `url` (the items', or a feature's) is known by, its tag and its kept
+    /// body: its `self` link, whose parameters say every row and every link, and its form.
+    pub fn key(&self, url: &str) -> String {
+        format!(
+            "{} {:?}",
+            with_query(url, &self.params, &[], &[]),
+            self.format
+        )
+    }
+
+    /// A feature's URL, without its query.
+    pub fn item_url(&self, id: i64) -> String {
+        format!("{}/{id}", self.url)
     }
 
     /// A resource's links to itself, as asked (`self`) and in the other format (`alternate`).
@@ -164,7 +196,7 @@ pub fn write_item(
         .column("id")
         .ok_or_else(|| ApiError::internal(format!("{} has no id", d.table)))?;
     let rows = Rows::matching(d, (id_column, id), Vec::new());
-    let mut writer = FeatureWriter::of(&rows, release, crs);
+    let mut writer = FeatureWriter::of(&rows, release, crs, Decimals::AsNumbers);
     let query = RowQuery::all(&writer.sql(&rows));
     let conn = release.connection()?;
     let mut stmt = conn.prepare_cached(&query.sql)?;
@@ -174,7 +206,7 @@ pub fn write_item(
     };
     let mut out = Vec::with_capacity(2048);
     writer.write_open(&conn, &mut out, row)?;
-    let mut item_links = links.this(&format!("{}/{id}", links.url)).to_vec();
+    let mut item_links = links.this(&links.item_url(id)).to_vec();
     item_links.push(links.to_collection());
     out.extend_from_slice(b",\"links\":");
     links::write(&mut out, &item_links, Escaping::Plain);

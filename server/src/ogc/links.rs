@@ -46,7 +46,9 @@ pub fn query_of(form: Form) -> &'static str {
     }
 }
 
-/// This server's address (scheme and host: `--public-url`, else the request's).
+/// Where the service of the release asked for is: this server's address (scheme and host:
+/// `--public-url`, else the request's), then the release's prefix (`/releases/{name}` for a
+/// named one, nothing for the latest), so that every link stays in the release.
 #[derive(Debug, Clone)]
 pub struct Urls {
     pub root: String,
@@ -58,7 +60,7 @@ impl Urls {
         format!("{}{PREFIX}{path}", self.root)
     }
 
-    /// A page of the site (the docs, the licence).
+    /// A page of the site (the docs, the licence), in the release.
     pub fn site(&self, path: &str) -> String {
         format!("{}{path}", self.root)
     }
@@ -92,8 +94,11 @@ pub fn this(url: &str, format: Form, features: bool) -> [Value; 2] {
     ]
 }
 
-/// `url` with the request's parameters but those named in `replaced`, then `extra` (already
-/// encoded): the same request, another window or format.
+/// `url` with the request's parameters but those named in `replaced`, in the order of their
+/// names (`f` last, where the links to another format add it), then `extra` (already
+/// encoded): the same request, another window or format. In one order whatever the
+/// request's, so that a question has one answer, byte for byte, and one tag (the items' key
+/// is their `self` link).
 pub fn with_query(
     url: &str,
     params: &Params,
@@ -101,7 +106,9 @@ pub fn with_query(
     extra: &[(&str, String)],
 ) -> String {
     let mut parts = Vec::new();
-    for (name, value) in params {
+    let mut sorted: Vec<&(String, Param)> = params.iter().collect();
+    sorted.sort_by_key(|(name, _)| (name == "f", name));
+    for (name, value) in sorted {
         let Param::Text(text) = value else { continue };
         if replaced.contains(&name.as_str()) || text.is_empty() {
             continue;
@@ -124,19 +131,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn another_window_keeps_the_other_parameters_in_order() {
-        let params = query::Query::read("road_name=A 3&limit=5&bbox=-2,52,-1,53&offset=10")
-            .php()
-            .clone();
-        let next = with_query(
-            "http://h/x",
-            &params,
-            &["limit", "offset"],
-            &[("limit", "5".into()), ("offset", "15".into())],
-        );
+    fn another_window_has_the_other_parameters_in_one_order() {
+        let next = |query: &str| {
+            let params = query::Query::read(query).php().clone();
+            with_query(
+                "http://h/x",
+                &params,
+                &["limit", "offset"],
+                &[("limit", "5".into()), ("offset", "15".into())],
+            )
+        };
+        let asked = next("road_name=A 3&limit=5&bbox=-2,52,-1,53&offset=10");
         assert_eq!(
-            next,
-            "http://h/x?road_name=A%203&bbox=-2%2C52%2C-1%2C53&limit=5&offset=15"
+            asked,
+            "http://h/x?bbox=-2%2C52%2C-1%2C53&road_name=A%203&limit=5&offset=15"
+        );
+        assert_eq!(asked, next("bbox=-2%2C52%2C-1%2C53&road_name=A+3&x.y="));
+        assert_eq!(
+            next("f=html&road_name=M4"),
+            "http://h/x?road_name=M4&f=html&limit=5&offset=15"
         );
         assert_eq!(
             with_query("http://h/x", &Params::new(), &[], &[]),

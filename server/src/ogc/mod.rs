@@ -1,4 +1,5 @@
-//! OGC API - Features, Part 1 (Core) and Part 2 (CRS by reference), under `/ogcapi`: each
+//! OGC API - Features, Part 1 (Core) and Part 2 (CRS by reference), under `/ogcapi` (and, for
+//! each kept release, `/releases/{name}/ogcapi`, its links in that prefix: `links::Urls`): each
 //! dataset of the catalogue with places is a feature collection, its records features (a
 //! point each, at the record's own coordinates), so that GIS clients (GDAL, QGIS, OWSLib)
 //! read the mirror as they read any such service. A room beside the JSON API, built on its

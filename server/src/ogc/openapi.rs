@@ -126,11 +126,24 @@ struct Errors {
 }
 
 impl Errors {
-    /// The responses of an operation: `ok` as its 200, then its errors (a 404 where the path
-    /// names a collection or a feature).
-    fn with(&self, ok: Value, names_something: bool) -> Value {
+    /// The responses of an operation: `ok` as its 200 (with its `ETag`), its `304` and `412`,
+    /// then its errors (a 404 where the path names a collection or a feature).
+    fn with(&self, mut ok: Value, names_something: bool) -> Value {
+        let etag = json!({"description": "The release and the question: the same for the same parameters in any order.", "schema": {"type": "string"}});
+        if let Some(ok) = ok.as_object_mut() {
+            let headers = ok.entry("headers").or_insert_with(|| json!({}));
+            headers["ETag"] = etag;
+        }
         let mut out = Map::new();
         out.insert("200".into(), ok);
+        out.insert(
+            "304".into(),
+            json!({"description": "Not modified: `If-None-Match` matched the ETag."}),
+        );
+        out.insert(
+            "412".into(),
+            json!({"description": "Precondition failed: `If-Match` named another tag (compared strongly)."}),
+        );
         out.insert(
             "400".into(),
             exception("A parameter is unknown or its value is wrong; the message says which."),
@@ -208,8 +221,8 @@ fn parameters() -> Value {
         },
         "bbox": {
             "name": "bbox", "in": "query", "required": false, "style": "form", "explode": false,
-            "description": "Only features whose point is in this box (edges included): minX,minY,maxX,maxY in `bbox-crs` (WGS 84 longitude and latitude by default, each within -180..180 and -90..90; a minimum longitude above the maximum crosses the antimeridian; on the British National Grid easting -100000..900000 and northing -100000..1400000). A box where no count point is matches nothing. Four numbers only: these features have no heights, so Part 1's six-number box (with heights) is refused.",
-            "schema": {"type": "array", "minItems": 4, "maxItems": 4, "items": {"type": "number"}},
+            "description": "Only features whose point is in this box (edges included): minX,minY,maxX,maxY in `bbox-crs` (WGS 84 longitude and latitude by default, each within -180..180 and -90..90; a minimum longitude above the maximum crosses the antimeridian; on the British National Grid easting -100000..900000 and northing -100000..1400000). A box where no count point is matches nothing. Six numbers, minX,minY,minZ,maxX,maxY,maxZ (Part 1's box with heights), are the same box: these features are 2-D points, so the heights (any numbers) are ignored.",
+            "schema": {"type": "array", "oneOf": [{"minItems": 4, "maxItems": 4}, {"minItems": 6, "maxItems": 6}], "items": {"type": "number"}},
         },
         "bbox-crs": {
             "name": "bbox-crs", "in": "query", "required": false, "style": "form", "explode": false,
@@ -273,7 +286,7 @@ fn schemas() -> Value {
         "type": {"type": "string", "enum": ["Feature"]},
         "id": {"type": "integer"},
         "geometry": {"allOf": [point], "nullable": true},
-        "properties": {"type": "object", "description": "The record, as the JSON API writes it."},
+        "properties": {"type": "object", "description": "The record, as the JSON API writes it, but for the decimals its records carry as strings (latitude, longitude, link_length_km, link_length_miles): numbers here, `null` when empty."},
         "links": links,
     }});
     json!({
@@ -289,7 +302,7 @@ fn schemas() -> Value {
             "type": {"type": "string", "enum": ["FeatureCollection"]},
             "features": {"type": "array", "items": reference("featureGeoJSON")},
             "links": links,
-            "timeStamp": {"type": "string", "format": "date-time"},
+            "timeStamp": {"type": "string", "format": "date-time", "description": "When the release was loaded (absent where its file does not say): the same for every answer of the release."},
             "numberMatched": {"type": "integer", "minimum": 0},
             "numberReturned": {"type": "integer", "minimum": 0},
         }},

@@ -12,8 +12,8 @@ use roadtraffic_catalog::Dataset;
 use super::collection::Collection;
 use super::datetime::Span;
 use crate::error::ApiError;
-use crate::query::{self, Param, Params};
 use crate::filter::{self, queryables, Filter};
+use crate::query::{self, Param, Params};
 use crate::rows::{
     fields_named, filter_condition, list, sort_by, Condition, Reading, Rows, Window,
 };
@@ -65,7 +65,11 @@ fn refuse_unknown(
     let names = |d: &'static Dataset| -> Vec<&'static str> {
         let mut names = d.filters.to_vec();
         let queryables = queryables::of(d).into_iter().filter(|q| q.column.is_some());
-        names.extend(queryables.map(|q| q.name).filter(|n| !d.filters.contains(n)));
+        names.extend(
+            queryables
+                .map(|q| q.name)
+                .filter(|n| !d.filters.contains(n)),
+        );
         names
     };
     let extra = items_of.map(names).unwrap_or_default();
@@ -185,16 +189,25 @@ fn property_conditions(d: &'static Dataset, params: &Params) -> Result<Vec<Condi
     Ok(conditions)
 }
 
-/// `bbox`: four numbers in `crs` (a six-number box, with heights, is refused: these features
-/// have none).
+/// `bbox`: four numbers in `crs`, or six (Part 1's Requirement 23: minX,minY,minZ,maxX,maxY,
+/// maxZ) whose heights must be numbers and are then ignored: these features are 2-D points,
+/// so only the box's extent on the ground can select them.
 fn bbox(text: &str, crs: Crs) -> Result<Area, ApiError> {
-    if text.split(',').count() == 6 {
-        return Err(bad(format!(
-            "bbox `{text}` has six numbers (a box with heights): these features have no \
-             heights; give four, minX,minY,maxX,maxY."
-        )));
+    let parts: Vec<&str> = text.split(',').collect();
+    let [x0, y0, z0, x1, y1, z1] = parts[..] else {
+        return Area::parse_ogc_box("bbox", text, crs).map_err(bad);
+    };
+    for (z, which) in [(z0.trim(), "minZ"), (z1.trim(), "maxZ")] {
+        if !z.parse::<f64>().is_ok_and(f64::is_finite) {
+            return Err(bad(format!(
+                "bbox `{text}`: {which} `{z}` is not a number."
+            )));
+        }
     }
-    Area::parse_ogc_box("bbox", text, crs).map_err(bad)
+    let ground = [x0, y0, x1, y1].join(",");
+    // Its messages name the box as it was sent, not as its four numbers.
+    Area::parse_ogc_box("bbox", &ground, crs)
+        .map_err(|m| bad(m.replacen(&format!("`{ground}`"), &format!("`{text}`"), 1)))
 }
 
 /// `limit`: [`DEFAULT_LIMIT`] when absent; a whole number from 1, taken as [`MAX_LIMIT`] when
@@ -292,7 +305,16 @@ mod tests {
             items("bbox=170,-50,-170,-40").is_ok(),
             "across the antimeridian"
         );
-        assert!(items("bbox=-2,52,0,-1,53,100").unwrap_err().contains("six"));
+        let box_of = |q| items(q).map(|i| i.rows.key());
+        assert_eq!(box_of("bbox=-2,52,0,-1,53,100"), box_of("bbox=-2,52,-1,53"));
+        assert!(items("bbox=-2,52,x,-1,53,100")
+            .unwrap_err()
+            .contains("minZ `x`"));
+        let refused = items("bbox=-2,53,0,-1,52,100").unwrap_err();
+        assert!(
+            refused.contains("`-2,53,0,-1,52,100`: the minimum latitude"),
+            "{refused}"
+        );
         assert!(items("bbox=-2,53,-1,52").unwrap_err().contains("latitude"));
         let bng = "bbox-crs=http://www.opengis.net/def/crs/EPSG/0/27700";
         assert!(items(&format!("bbox=400000,200000,410000,210000&{bng}")).is_ok());

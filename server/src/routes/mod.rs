@@ -205,7 +205,7 @@ async fn respond(
         Route::ApiUnknown => Err(ApiError::no_route(req)),
         Route::Ogc(resource) => {
             let form = chosen.form_or(Form::Json);
-            ogc::answer(req, query, state, resource, form).await
+            ogc::answer(req, query, state, &served, resource, form).await
         }
         Route::Unknown => Ok(match chosen.form_or(Form::Json) {
             Form::Html => crate::site::not_found_page(req, state, &served),

@@ -1,146 +1,218 @@
-//! OGC API - Features: each resource under `/ogcapi` (parsed by the route table) answered from
-//! the `ogc` room in the form negotiated (`forms::negotiate`: as `f` asks, else as `Accept`
-//! prefers): JSON (GeoJSON with `Content-Crs` for features), or HTML for a browser.
+//! OGC API - Features: each resource under `/ogcapi` (parsed by the route table) of the release
+//! asked for (the latest, or a kept one under `/releases/{name}/ogcapi`, every link staying
+//! under that prefix), answered from the `ogc` room in the form negotiated
+//! (`forms::negotiate`: as `f` asks, else as `Accept` prefers): JSON (GeoJSON with
+//! `Content-Crs` for features), or HTML for a browser. Every answer is tagged as the API's
+//! are (`tagged`): by the release and the question in one canonical form, the request's
+//! preconditions answered before anything is read, the body kept in the release's response
+//! cache.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::http::header;
-use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder};
+use actix_web::{HttpRequest, HttpResponse};
 use serde_json::Value;
 
+use super::tagged::{streamed_answer, whole_answer};
 use crate::error::ApiError;
 use crate::forms::Form;
+use crate::html::Frame;
 use crate::ogc::extent::Extents;
 use crate::ogc::items::{write_item, write_items, ItemLinks};
-use crate::ogc::links::{Urls, JSON, OPENAPI};
+use crate::ogc::links::{Urls, GEOJSON, JSON, OPENAPI};
 use crate::ogc::{documents, html, openapi, query as ogc_query, Collection, Resource};
 use crate::query::{self, Params, Query};
+use crate::release::Release;
 use crate::rows::FilterSets;
 use crate::spatial::Crs;
-use crate::state::AppState;
-use crate::stream;
+use crate::state::{AppState, Served};
+use crate::stream::Flush;
+
+/// What a resource is asked with: where the release's service is, the parameters, the form,
+/// and the frame of its page (the release's prefix on the layout's links).
+struct Asked {
+    urls: Urls,
+    params: Params,
+    format: Form,
+    frame: Frame,
+}
 
 pub async fn answer(
     req: &HttpRequest,
     query: &Query,
     state: &AppState,
+    served: &Served,
     resource: Resource,
     format: Form,
 ) -> Result<HttpResponse, ApiError> {
-    let params = query.php().clone();
-    let urls = Urls {
-        root: state.config.public_base(req),
+    let asked = Asked {
+        urls: Urls {
+            root: format!("{}{}", state.config.public_base(req), served.prefix),
+        },
+        params: query.php().clone(),
+        format,
+        frame: Frame {
+            prefix: served.prefix.clone(),
+            releases: Vec::new(),
+        },
     };
+    let release = served.release.clone();
     match resource {
-        Resource::Items(c) => return items(state, &urls, (c, format), params).await,
-        Resource::Item(c, id) => return item(req, state, &urls, (c, format, id), params).await,
-        Resource::NoCollection(id) => return Err(no_collection(&id)),
-        Resource::Unknown => return Err(no_resource(req, &urls)),
-        _ => {}
+        Resource::Items(c) => items(req, state, release, c, asked).await,
+        Resource::Item(c, id) => item(req, state, release, (c, id), asked).await,
+        Resource::NoCollection(id) => Err(no_collection(&id)),
+        Resource::Unknown => Err(no_resource(req, &asked.urls)),
+        document => describe(req, state, release, document, asked).await,
     }
-    ogc_query::document(&params)?;
-    let (title, doc) = match resource {
-        Resource::Landing => (documents::TITLE.into(), documents::landing(&urls, format)),
-        Resource::Conformance => (
-            "Conformance classes".into(),
-            documents::conformance(&urls, format),
-        ),
-        Resource::Api => {
-            let doc = openapi::document(&urls.ogc(""), state.config.rate_limit > 0);
-            if format != Form::Html {
-                return Ok(send(OPENAPI, doc.to_string()));
-            }
-            ("The API definition (OpenAPI 3.0)".into(), doc)
-        }
-        Resource::Collections => {
-            let extents = extents(state).await?;
-            let doc = documents::collections(&urls, format, &|c| extents.get(c).cloned());
-            ("Feature collections".into(), doc)
-        }
-        Resource::Collection(c) => {
-            let extents = extents(state).await?;
-            (
-                c.title(),
-                documents::collection(&urls, format, &c, extents.get(&c)),
-            )
-        }
-        _ => return Err(no_resource(req, &urls)),
+}
+
+/// A document: the landing page, the conformance, the definition, the collections, one.
+async fn describe(
+    req: &HttpRequest,
+    state: &AppState,
+    release: Arc<Release>,
+    resource: Resource,
+    asked: Asked,
+) -> Result<HttpResponse, ApiError> {
+    ogc_query::document(&asked.params)?;
+    let rate_limited = state.config.rate_limit > 0;
+    let key = document_key(&asked, &resource, rate_limited);
+    let format = asked.format;
+    let content_type = match (format, &resource) {
+        (Form::Html, _) => Form::Html.content_type(),
+        (_, Resource::Api) => OPENAPI,
+        _ => JSON,
     };
-    Ok(match format {
-        Form::Html => crate::html::response(html::document(&title, &doc)),
-        _ => send(JSON, doc.to_string()),
-    })
+    let make = move |release: &Release| {
+        let Asked { urls, frame, .. } = asked;
+        let (title, doc) = match resource {
+            Resource::Landing => (documents::TITLE.into(), documents::landing(&urls, format)),
+            Resource::Conformance => (
+                "Conformance classes".into(),
+                documents::conformance(&urls, format),
+            ),
+            Resource::Api => (
+                "The API definition (OpenAPI 3.0)".into(),
+                openapi::document(&urls.ogc(""), rate_limited),
+            ),
+            Resource::Collections => {
+                let extents = Extents::of(release)?;
+                let extent_of = |c: &Collection| extents.get(c).cloned();
+                let doc = documents::collections(&urls, format, &extent_of);
+                ("Feature collections".into(), doc)
+            }
+            Resource::Collection(c) => {
+                let extents = Extents::of(release)?;
+                let doc = documents::collection(&urls, format, &c, extents.get(&c));
+                (c.title(), doc)
+            }
+            _ => return Err(ApiError::internal("a resource that is no document")),
+        };
+        Ok(match format {
+            Form::Html => html::document(&frame, &title, &doc).into_bytes(),
+            _ => doc.to_string().into_bytes(),
+        })
+    };
+    let answer = whole_answer(req, state, release, key, content_type, 0, make).await?;
+    Ok(finished(answer, format, None))
+}
+
+/// What a document is known by: the release's service at this server's address, the resource,
+/// its form; and the server's version, as a document's words are the code's (and whether the
+/// definition lists the rate limit's 429).
+fn document_key(asked: &Asked, resource: &Resource, rate_limited: bool) -> String {
+    let collection = match resource {
+        Resource::Collection(c) => c.id(),
+        _ => "",
+    };
+    format!(
+        "{} {} {collection} {:?} {} {rate_limited}",
+        asked.urls.ogc(""),
+        resource.template(),
+        asked.format,
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 /// A window of a collection's features: GeoJSON streamed from the blocking pool, or a page.
 async fn items(
+    req: &HttpRequest,
     state: &AppState,
-    urls: &Urls,
-    (c, format): (Collection, Form),
-    params: Params,
+    release: Arc<Release>,
+    c: Collection,
+    asked: Asked,
 ) -> Result<HttpResponse, ApiError> {
-    let items = ogc_query::Items::parse(&c, &params)?;
-    let release = state.current.get()?;
-    let permit = state.heavy_permit(items.rows.asked()).await?;
+    let items = ogc_query::Items::parse(&c, &asked.params)?;
+    let (crs, rows) = (items.crs, items.rows.asked());
+    let Asked {
+        urls,
+        params,
+        format,
+        frame,
+    } = asked;
+    let links = ItemLinks::new(&urls, &c, params.clone(), format);
+    let (key, url) = (links.key(&links.url), links.url.clone());
     let time_limit = Duration::from_millis(state.config.query_timeout);
-    let filter_sets = FilterSets::of(&release, state.config.filter_set_bytes());
-    let crs = items.crs;
-    let links = ItemLinks::new(urls, &c, params.clone(), format);
-    let url = links.url.clone();
-    let write = move |flush: &mut stream::Flush| {
-        let _permit = permit;
-        write_items(&items, links, &release, &filter_sets, time_limit, flush)
+    let budget = state.config.filter_set_bytes();
+    let write = move |release: &Release, flush: &mut Flush| {
+        let filter_sets = FilterSets::of(release, budget);
+        write_items(&items, links, release, &filter_sets, time_limit, flush)
     };
-    if format != Form::Html {
-        return stream::respond(features_head(crs), write).await;
-    }
-    let page = web::block(move || {
-        let doc = whole(write)?;
-        Ok::<_, ApiError>(html::items(&c, &doc, &url, &params))
-    })
-    .await
-    .map_err(ApiError::internal)??;
-    Ok(with_crs(crate::html::response(page), crs))
+    let answer = match format {
+        Form::Html => {
+            let page = move |release: &Release| {
+                let doc = whole(|flush| write(release, flush))?;
+                Ok(html::items(&frame, &c, &doc, &url, &params).into_bytes())
+            };
+            let content_type = Form::Html.content_type();
+            whole_answer(req, state, release, key, content_type, rows, page).await?
+        }
+        _ => streamed_answer(req, state, release, (key, GEOJSON), rows, write).await?,
+    };
+    Ok(finished(answer, format, Some(crs)))
 }
 
 /// One feature by its id; a 404 for an id no feature has.
 async fn item(
     req: &HttpRequest,
     state: &AppState,
-    urls: &Urls,
-    (c, format, id): (Collection, Form, Option<i64>),
-    params: Params,
+    release: Arc<Release>,
+    (c, id): (Collection, Option<i64>),
+    asked: Asked,
 ) -> Result<HttpResponse, ApiError> {
-    let crs = ogc_query::feature(&params)?;
-    let no_feature = || {
-        ApiError::NotHeld(format!(
-            "No feature `{}` in the collection `{}`.",
-            last_segment(req.path()),
-            c.id()
-        ))
-    };
+    let crs = ogc_query::feature(&asked.params)?;
+    let no_feature = ApiError::NotHeld(format!(
+        "No feature `{}` in the collection `{}`.",
+        last_segment(req.path()),
+        c.id()
+    ));
     let Some(id) = id else {
-        return Err(no_feature());
+        return Err(no_feature);
     };
-    let release = state.current.get()?;
-    let links = ItemLinks::new(urls, &c, params, format);
-    let written = web::block(move || write_item(&release, &c, id, crs, &links))
-        .await
-        .map_err(ApiError::internal)??;
-    let body = written.ok_or_else(no_feature)?;
-    Ok(match format {
-        Form::Html => {
-            let doc: Value = serde_json::from_slice(&body).map_err(ApiError::internal)?;
-            with_crs(crate::html::response(html::item(&c, &doc)), crs)
+    let (format, frame) = (asked.format, asked.frame);
+    let links = ItemLinks::new(&asked.urls, &c, asked.params, format);
+    let key = links.key(&links.item_url(id));
+    let content_type = match format {
+        Form::Html => Form::Html.content_type(),
+        _ => GEOJSON,
+    };
+    let make = move |release: &Release| {
+        let body = write_item(release, &c, id, crs, &links)?.ok_or(no_feature)?;
+        if format != Form::Html {
+            return Ok(body);
         }
-        _ => features_head(crs).body(body),
-    })
+        let doc: Value = serde_json::from_slice(&body).map_err(ApiError::internal)?;
+        Ok(html::item(&frame, &c, &doc).into_bytes())
+    };
+    let answer = whole_answer(req, state, release, key, content_type, 0, make).await?;
+    Ok(finished(answer, format, Some(crs)))
 }
 
 /// A body written in chunks, whole, as JSON (a page of features for its HTML form).
 fn whole<W>(write: W) -> Result<Value, ApiError>
 where
-    W: FnOnce(&mut stream::Flush) -> Result<Vec<u8>, ApiError>,
+    W: FnOnce(&mut Flush) -> Result<Vec<u8>, ApiError>,
 {
     let mut body = Vec::new();
     let mut keep = |chunk: Vec<u8>| {
@@ -152,35 +224,23 @@ where
     serde_json::from_slice(&body).map_err(ApiError::internal)
 }
 
-/// The head of a response with features: GeoJSON, in `crs` (Part 2's `Content-Crs`).
-fn features_head(crs: Crs) -> HttpResponseBuilder {
-    let mut head = HttpResponse::Ok();
-    head.insert_header((header::CONTENT_TYPE, crate::ogc::links::GEOJSON))
-        .insert_header(("Content-Crs", format!("<{}>", crs.uri())));
-    head
-}
-
-/// A page of features with Part 2's `Content-Crs`: it shows their coordinates too.
-fn with_crs(mut page: HttpResponse, crs: Crs) -> HttpResponse {
-    let value = format!("<{}>", crs.uri());
-    if let Ok(value) = header::HeaderValue::from_str(&value) {
-        (page.headers_mut()).insert(header::HeaderName::from_static("content-crs"), value);
+/// An answer with what its representation says besides its tag (not on a `304`, RFC 9110
+/// §15.4.5): a page's own headers, and for features the CRS of their coordinates (Part 2's
+/// `Content-Crs`, on their page too: it shows them).
+fn finished(answer: HttpResponse, format: Form, crs: Option<Crs>) -> HttpResponse {
+    if !answer.status().is_success() {
+        return answer;
     }
-    page
-}
-
-fn send(media: &'static str, body: String) -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header((header::CONTENT_TYPE, media))
-        .body(body)
-}
-
-/// The extents of the release being served, learnt on the blocking pool the first time.
-async fn extents(state: &AppState) -> Result<std::sync::Arc<Extents>, ApiError> {
-    let release = state.current.get()?;
-    web::block(move || Extents::of(&release))
-        .await
-        .map_err(ApiError::internal)?
+    let mut answer = match format {
+        Form::Html => crate::html::as_page(answer),
+        _ => answer,
+    };
+    let crs = crs.map(|crs| header::HeaderValue::from_str(&format!("<{}>", crs.uri())));
+    if let Some(Ok(value)) = crs {
+        let name = header::HeaderName::from_static("content-crs");
+        answer.headers_mut().insert(name, value);
+    }
+    answer
 }
 
 fn no_collection(id: &str) -> ApiError {

@@ -109,7 +109,8 @@ type RestOfPath = fn(&str) -> Route;
 pub const CHANGES_PATH: &str = "/releases/latest/changes";
 
 /// Where the kept releases are listed, and under which each is served by name:
-/// `/releases/{name}/api/...`, `/releases/{name}/downloads/...`, `/releases/{name}/changes`...
+/// `/releases/{name}/api/...`, `/releases/{name}/downloads/...`, `/releases/{name}/ogcapi/...`,
+/// `/releases/{name}/changes`...
 pub const RELEASES: &str = "/releases";
 
 /// Which release a request is answered from.
@@ -340,7 +341,7 @@ impl Route {
     }
 
     /// Whether the route is answered under `/releases/{name}`: the API, its description and
-    /// docs, the downloads, what changed, the site's pages.
+    /// docs, the downloads, what changed, OGC API - Features, the site's pages.
     pub fn served_by_release(&self) -> bool {
         matches!(
             self,
@@ -355,14 +356,16 @@ impl Route {
                 | Route::Docs
                 | Route::DownloadsPage
                 | Route::Download(_)
+                | Route::Ogc(_)
                 | Route::Page(_)
                 | Route::Unknown
         )
     }
 
     /// Whether a named release's answer on this route never changes, so that it may be kept
-    /// for good: its data, not the pages that list the other releases, nor the revisions,
-    /// which span every kept release and grow with the next.
+    /// for good: its data (OGC's features too, whose pages name no other release), not the
+    /// pages that list the other releases, nor the revisions, which span every kept release
+    /// and grow with the next, nor the descriptions, whose words are the server's.
     pub fn immutable_when_named(&self) -> bool {
         matches!(
             self,
@@ -371,6 +374,7 @@ impl Route {
                 | Route::Summary(..)
                 | Route::Download(_)
                 | Route::Changes
+                | Route::Ogc(Resource::Items(_) | Resource::Item(..))
         )
     }
 
@@ -507,6 +511,26 @@ mod tests {
         ] {
             assert_eq!(shown(path), route, "{path}");
         }
+    }
+
+    #[test]
+    fn a_named_release_serves_ogc_and_keeps_its_features_for_good() {
+        let table = table();
+        let items = "/releases/2024/ogcapi/collections/count-points/items";
+        let (pin, route) = table.resolve(items);
+        assert_eq!(pin, Pin::Named("2024".into()));
+        assert!(matches!(route, Route::Ogc(Resource::Items(_))), "{route:?}");
+        assert!(route.immutable_when_named());
+        let (pin, landing) = table.resolve("/releases/2024/ogcapi/");
+        assert_eq!(pin, Pin::Named("2024".into()));
+        assert!(
+            matches!(landing, Route::Ogc(Resource::Landing)),
+            "{landing:?}"
+        );
+        assert!(
+            !landing.immutable_when_named(),
+            "the definition's words are the server's"
+        );
     }
 
     #[test]

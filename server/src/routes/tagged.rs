@@ -14,6 +14,7 @@ use crate::conditional::Validators;
 use crate::error::ApiError;
 use crate::release::Release;
 use crate::state::AppState;
+use crate::stream::{self, Flush, Written};
 
 /// A whole answer of `release` (JSON, CSV...), known by `key` (the question in a form that
 /// determines the answer): its tag and `304`, the body kept for it, or `make`'s on the blocking
@@ -45,6 +46,45 @@ pub async fn whole_answer(
     .map_err(ApiError::internal)??;
     let (body, encoding) = keep(responses, key, body, encoding).await?;
     Ok(whole(body, encoding, head))
+}
+
+/// An answer of `release` written in chunks on the blocking pool (a page of a listing, OGC's
+/// features), known by `key`: its tag and `304`, the body kept for it, or `write`'s (after a
+/// heavy permit for `rows` rows), kept when it fits in one chunk, else streamed as it is
+/// written.
+pub async fn streamed_answer<W>(
+    req: &HttpRequest,
+    state: &AppState,
+    release: Arc<Release>,
+    (key, content_type): (String, &'static str),
+    rows: i64,
+    write: W,
+) -> Result<HttpResponse, ApiError>
+where
+    W: FnOnce(&Release, &mut Flush) -> Result<Vec<u8>, ApiError> + Send + 'static,
+{
+    let encoding = Encoding::negotiate(req, state.config.compress);
+    let head = Head::of(&release, &key, encoding, content_type);
+    if let Some(held) = head.held(req) {
+        return Ok(held);
+    }
+    let responses = state.responses(&release);
+    if let Some(body) = kept(&responses, &key, encoding).await? {
+        return Ok(whole(body, encoding, head));
+    }
+    let permit = state.heavy_permit(rows).await?;
+    let written = stream::run(move |flush| {
+        let _permit = permit;
+        write(&release, flush)
+    })
+    .await?;
+    Ok(match written {
+        Written::Whole(body) => {
+            let (body, encoding) = keep(responses, key, body, encoding).await?;
+            whole(body, encoding, head)
+        }
+        Written::Streamed(chunks) => head.builder().streaming(chunks),
+    })
 }
 
 /// The body kept for `key` in `encoding`, or made from the plain body kept for it. Encoding runs

@@ -324,7 +324,10 @@ pub fn fields(d: &'static Dataset, params: &Params) -> Result<Vec<&'static Colum
 
 /// The fields `wanted` (a list of names; every field when empty), in record order; a 400
 /// naming any that is none.
-pub fn fields_named(d: &'static Dataset, wanted: &[&str]) -> Result<Vec<&'static Column>, ApiError> {
+pub fn fields_named(
+    d: &'static Dataset,
+    wanted: &[&str],
+) -> Result<Vec<&'static Column>, ApiError> {
     let mut fields: Vec<&'static Column> = d.stored_columns().collect();
     if wanted.is_empty() {
         return Ok(fields);

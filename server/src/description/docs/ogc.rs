@@ -26,7 +26,7 @@ pub fn section(config: &Config) -> Markup {
     html! {
         section id="ogcapi" {
             h2 { "OGC API - Features" }
-            p { "The same data for GIS clients (QGIS, GDAL, OWSLib, ArcGIS): an OGC API - Features service, Part 1 (Core) and Part 2 (CRS by reference), at " a href=(PREFIX) { code { (PREFIX) } } ". Each dataset with places is a collection, each record a feature: a point at the record's own coordinates, the record as its properties, its id the record's id." }
+            p { "The same data for GIS clients (QGIS, GDAL, OWSLib, ArcGIS): an OGC API - Features service, Part 1 (Core) and Part 2 (CRS by reference), at " a href=(PREFIX) { code { (PREFIX) } } ". Each dataset with places is a collection, each record a feature: a point at the record's own coordinates, the record as its properties, its id the record's id. The decimals the JSON API's records carry as strings, as the public service does (" code { "latitude" } ", " code { "longitude" } ", " code { "link_length_km" } ", " code { "link_length_miles" } "), are numbers in the features (" code { "null" } " when empty), so that GIS clients type them as reals." }
             ul {
                 @for c in Collection::all() {
                     li { a href={ (PREFIX) "/collections/" (c.id()) } { code { (c.id()) } } ": " (c.dataset().about) }
@@ -35,13 +35,19 @@ pub fn section(config: &Config) -> Markup {
             p { "The definition (OpenAPI 3.0) is at " a href={ (PREFIX) "/api" } { code { (PREFIX) "/api" } } "; the conformance classes met, at " a href={ (PREFIX) "/conformance" } { code { (PREFIX) "/conformance" } } ": " @for (i, class) in CONFORMANCE.iter().enumerate() { @if i > 0 { ", " } code { (class) } } "." }
             h3 { "The features' parameters" }
             ul {
-                li { code { "bbox=minX,minY,maxX,maxY" } " in " code { "bbox-crs" } " (WGS 84 longitude and latitude by default, or " code { "http://www.opengis.net/def/crs/EPSG/0/27700" } ", easting and northing): the features whose point is in it. A box where no count point is matches nothing; six numbers (a box with heights) are refused." }
+                li { code { "bbox=minX,minY,maxX,maxY" } " in " code { "bbox-crs" } " (WGS 84 longitude and latitude by default, or " code { "http://www.opengis.net/def/crs/EPSG/0/27700" } ", easting and northing): the features whose point is in it. A box where no count point is matches nothing. Six numbers, " code { "minX,minY,minZ,maxX,maxY,maxZ" } " (a box with heights), are the same box: these features are 2-D points, so the heights are ignored." }
                 li { code { "crs" } ": the coordinates in WGS 84 (the default) or on the British National Grid (the files' own easting and northing); the " code { "Content-Crs" } " header names it." }
                 li { code { "datetime" } ": an RFC 3339 instant or interval (" code { "start/end" } ", either end " code { ".." } " or empty). A record's time is its year (AADF), the year of its latest AADF (count points), or the hour of its count (raw counts, from " code { "count_date" } " Thh:00 to the next hour, read as UTC)." }
                 li { code { "limit" } " (default " (DEFAULT_LIMIT) ", at most " (MAX_LIMIT) ": a larger one is taken as " (MAX_LIMIT) ") and " code { "offset" } "; the " code { "next" } " and " code { "prev" } " links carry them, " code { "numberMatched" } " is the listing's total." }
                 li { "Each of the dataset's filters by its name, as the JSON API takes it: " code { "road_name=M4&year=2019" } "." }
                 li { code { "f=json" } " or " code { "f=html" } ": every resource is also a page (the features' with a form); without " code { "f" } ", the form " code { "Accept" } " prefers by its q-values: a browser gets the page, a client that names neither JSON, and a form at " code { "q=0" } " is never sent." }
                 li { "Any other parameter is a 400 that names it; an unknown collection or feature, a 404." }
+            }
+            h3 { "Releases and caching" }
+            ul {
+                li { "Each kept release has the same service under " code { "/releases/{name}" (PREFIX) } ", answered from that release: its links, its definition's server and its pages' links stay under that prefix. An unknown release is a 404." }
+                li { "Every answer has an " code { "ETag" } " made of the release and the question (the same for the same parameters in any order: the links write them in one order), so " code { "If-None-Match" } " gets a 304 without the query being run, and " code { "HEAD" } " is answered. The features' " code { "timeStamp" } " is when the release was loaded, not when the answer was written (absent where the file does not say)." }
+                li { "A named release's features never change: " code { "Cache-Control: public, max-age=31536000, immutable" } ". Its documents (the landing page, the conformance, the definition, the collections) carry the server's words and keep the revalidated caching of " code { (PREFIX) } "." }
             }
             h3 { "GDAL" }
             pre { code { (gdal) } }
