@@ -11,7 +11,6 @@
 //! Bad input is a 400 that says what and where, decided before the parser sees anything that
 //! could exhaust its stack (an expression over [`MAX_BYTES`], or nested over [`MAX_DEPTH`]).
 
-#[allow(dead_code)] // `schema` is OGC's, wired next.
 pub mod queryables;
 mod spatial;
 mod template;

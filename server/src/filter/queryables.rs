@@ -54,36 +54,37 @@ impl Queryable {
             .is_some_and(|c| c.ty == ValueType::Text && matches!(c.domain, Domain::Decimal { .. }))
     }
 
-    /// Its schema, as `/queryables` and the features' schema write it.
-    fn schema(&self, d: &Dataset) -> Value {
+    /// Its schema as a field of a feature: its type, and what it means.
+    pub fn field_schema(&self) -> Value {
         let mut schema = Map::new();
-        schema.insert("title".into(), json!(self.name));
-        let description = match self.column {
-            Some(c) => meanings::meaning(c.name).map(str::to_string),
-            None => Some(format!("Where the record is: a point ({})", d.title)),
-        };
-        if let Some(description) = description {
-            schema.insert("description".into(), json!(description));
-        }
+        let integer = self.column.is_some_and(|c| c.ty == ValueType::Integer);
         match self.kind {
-            Kind::Number => {
-                let integer = self.column.is_some_and(|c| c.ty == ValueType::Integer);
-                let ty = if integer { "integer" } else { "number" };
-                schema.insert("type".into(), json!(ty));
-            }
-            Kind::Text | Kind::Bool => {
-                schema.insert("type".into(), json!("string"));
-            }
-            Kind::Date => {
-                schema.insert("type".into(), json!("string"));
-                schema.insert("format".into(), json!("date"));
-            }
-            Kind::Geometry => {
-                schema.insert("format".into(), json!("geometry-point"));
-                schema.insert("x-ogc-role".into(), json!("primary-geometry"));
-            }
+            Kind::Number if integer => schema.insert("type".into(), json!("integer")),
+            Kind::Number => schema.insert("type".into(), json!("number")),
+            _ => schema.insert("type".into(), json!("string")),
+        };
+        if self.kind == Kind::Date {
+            schema.insert("format".into(), json!("date"));
+        }
+        if let Some(meaning) = self.column.and_then(|c| meanings::meaning(c.name)) {
+            schema.insert("description".into(), json!(meaning));
         }
         Value::Object(schema)
+    }
+
+    /// Its schema as `/queryables` writes it: as a field, titled by its name; the point as a
+    /// geometry.
+    fn schema(&self, d: &Dataset) -> Value {
+        let mut schema = match self.kind {
+            Kind::Geometry => json!({
+                "description": format!("Where the record is: a point ({})", d.title),
+                "format": "geometry-point",
+                "x-ogc-role": "primary-geometry",
+            }),
+            _ => self.field_schema(),
+        };
+        schema["title"] = json!(self.name);
+        schema
     }
 }
 

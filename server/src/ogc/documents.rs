@@ -6,18 +6,35 @@ use serde_json::{json, Value};
 
 use super::collection::Collection;
 use super::extent::Extent;
-use super::links::{link, this, to, Urls, HTML, OPENAPI};
+use super::links::{link, this, to, Urls, HTML, OPENAPI, QUERYABLES_REL, SCHEMA};
+use crate::filter::queryables;
 use crate::forms::Form;
 use crate::spatial::Crs;
 
 /// The conformance classes this server meets, and only those: Part 1's core, its GeoJSON and
-/// HTML encodings and its OpenAPI 3.0 definition, and Part 2's CRS by reference.
-pub const CONFORMANCE: [&str; 5] = [
+/// HTML encodings and its OpenAPI 3.0 definition, Part 2's CRS by reference, Part 3's
+/// filtering with queryables (also as query parameters), and the classes of CQL2 its filters
+/// take (not accent-insensitive comparison, nor temporal or array functions).
+pub const CONFORMANCE: [&str; 19] = [
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
     "http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
+    "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
+    "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables-query-parameters",
+    "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
+    "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",
+    "http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
+    "http://www.opengis.net/spec/cql2/1.0/conf/cql2-json",
+    "http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2",
+    "http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators",
+    "http://www.opengis.net/spec/cql2/1.0/conf/case-insensitive-comparison",
+    "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions",
+    "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions-plus",
+    "http://www.opengis.net/spec/cql2/1.0/conf/spatial-functions",
+    "http://www.opengis.net/spec/cql2/1.0/conf/property-property",
+    "http://www.opengis.net/spec/cql2/1.0/conf/arithmetic",
 ];
 
 pub const TITLE: &str = "Road traffic statistics of Great Britain (offline mirror)";
@@ -81,6 +98,8 @@ pub fn collection(urls: &Urls, format: Form, c: &Collection, extent: Option<&Ext
             alternate,
             to(items.clone(), "items", Form::Json, true, "Its features"),
             to(items, "items", Form::Html, true, "Its features, as a page"),
+            link(format!("{here}/queryables"), QUERYABLES_REL, SCHEMA, "What a filter of its features may name"),
+            link(format!("{here}/schema"), "describedby", SCHEMA, "The schema of its features"),
             link(urls.site("/about#licence"), "license", HTML, "Open Government Licence v3.0"),
         ],
         "itemType": "feature",
@@ -108,4 +127,43 @@ fn extent_document(extent: &Extent) -> Value {
         doc["temporal"] = json!({"interval": [[start, end]], "trs": GREGORIAN});
     }
     doc
+}
+
+/// What a filter of `c`'s features may name: its queryables as one JSON Schema.
+pub fn queryables(urls: &Urls, c: &Collection) -> Value {
+    let id = urls.ogc(&format!("/collections/{}/queryables", c.id()));
+    let title = format!("{}: what a filter may name", c.title());
+    queryables::schema(c.dataset(), &id, &title)
+}
+
+/// The schema of `c`'s features (its `describedby`): a GeoJSON Feature whose `properties`
+/// are the records' fields, each typed as the features write it (the decimals kept as text,
+/// numbers; any but the ids and keys may be null), so that GDAL and QGIS type their fields
+/// from it.
+pub fn feature_schema(urls: &Urls, c: &Collection) -> Value {
+    let id = urls.ogc(&format!("/collections/{}/schema", c.id()));
+    let d = c.dataset();
+    let mut properties = serde_json::Map::new();
+    // One type each, though most may be null: GDAL (3.12) types a field from a schema's
+    // `type` only when it is one name, and reads an array of them as text.
+    for q in queryables::of(d).into_iter().filter(|q| q.column.is_some()) {
+        properties.insert(q.name.to_string(), q.field_schema());
+    }
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": id,
+        "title": c.title(),
+        "type": "object",
+        "required": ["type", "geometry", "properties"],
+        "properties": {
+            "type": {"type": "string", "enum": ["Feature"]},
+            "id": {"type": "integer"},
+            "geometry": {
+                "oneOf": [{"type": "null"}, {"$ref": "https://geojson.org/schema/Point.json"}],
+                "format": "geometry-point",
+                "x-ogc-role": "primary-geometry",
+            },
+            "properties": {"type": "object", "properties": properties},
+        },
+    })
 }

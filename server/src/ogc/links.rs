@@ -11,6 +11,9 @@ pub const JSON: &str = "application/json";
 pub const GEOJSON: &str = "application/geo+json";
 pub const OPENAPI: &str = "application/vnd.oai.openapi+json;version=3.0";
 pub const HTML: &str = "text/html";
+pub const SCHEMA: &str = "application/schema+json";
+/// The relation of a collection to its queryables (OGC API - Features Part 3).
+pub const QUERYABLES_REL: &str = "http://www.opengis.net/def/rel/ogc/1.0/queryables";
 
 /// A resource's form (`forms::Form::Json`, GeoJSON for features, or `Form::Html` for a
 /// person) as its links name it: `f`'s value.

@@ -11,8 +11,9 @@ use roadtraffic_catalog::{Dataset, COUNT_METHOD};
 
 use super::collection::Collection;
 use super::documents::{DESCRIPTION, TITLE};
-use super::links::{GEOJSON, HTML, JSON, OPENAPI};
+use super::links::{GEOJSON, HTML, JSON, OPENAPI, SCHEMA};
 use super::query::{DEFAULT_LIMIT, ITEMS_PARAMETERS, MAX_LIMIT};
+use crate::filter::{self, queryables};
 use crate::rows::filter_words;
 use crate::spatial::Crs;
 
@@ -112,6 +113,17 @@ fn collection_paths(c: &Collection, errors: &Errors) -> Map<String, Value> {
         "parameters": items_parameters,
         "responses": errors.with(features("featureCollectionGeoJSON", "The features"), true),
     }}));
+    let schema = |what: &str| json!({"description": what, "content": {SCHEMA: {"schema": {"type": "object"}}, HTML: page()}});
+    paths.insert(format!("{here}/queryables"), json!({"get": {
+        "summary": format!("{title}: what a filter may name"), "operationId": format!("get_{key}_queryables"), "tags": ["Capabilities"],
+        "parameters": [reference_parameter("f")],
+        "responses": errors.with(schema("The queryables, as a JSON Schema"), true),
+    }}));
+    paths.insert(format!("{here}/schema"), json!({"get": {
+        "summary": format!("{title}: the schema of its features"), "operationId": format!("get_{key}_schema"), "tags": ["Capabilities"],
+        "parameters": [reference_parameter("f")],
+        "responses": errors.with(schema("The features' JSON Schema"), true),
+    }}));
     paths.insert(format!("{here}/items/{{featureId}}"), json!({"get": {
         "summary": format!("{title}: a feature"), "operationId": format!("get_{key}_feature"), "tags": ["Data"],
         "parameters": [reference_parameter("featureId"), reference_parameter("crs"), reference_parameter("f")],
@@ -181,22 +193,33 @@ fn reference_parameter(name: &str) -> Value {
 }
 
 /// An equality filter on each of the dataset's filters, named as the property, in the words
-/// every description uses (`rows::filter_words`).
-fn filters(d: &Dataset) -> Vec<Value> {
-    d.filters
-        .iter()
-        .filter_map(|&name| {
-            let schema = match name == COUNT_METHOD {
-                true => json!({"type": "string", "enum": ["counted", "estimated"]}),
-                false => json_schema::filter_value(d.filter_column(name)?),
-            };
-            Some(json!({
-                "name": name, "in": "query", "required": false, "style": "form", "explode": false,
-                "description": filter_words(d, name)?,
+/// every description uses (`rows::filter_words`); then each other queryable as a parameter
+/// (Part 3's `queryables-query-parameters`): features whose property equals the value.
+fn filters(d: &'static Dataset) -> Vec<Value> {
+    let own = d.filters.iter().filter_map(|&name| {
+        let schema = match name == COUNT_METHOD {
+            true => json!({"type": "string", "enum": ["counted", "estimated"]}),
+            false => json_schema::filter_value(d.filter_column(name)?),
+        };
+        Some(json!({
+            "name": name, "in": "query", "required": false, "style": "form", "explode": false,
+            "description": filter_words(d, name)?,
+            "schema": schema,
+        }))
+    });
+    let others = queryables::of(d)
+        .into_iter()
+        .filter(|q| q.column.is_some() && !d.filters.contains(&q.name))
+        .map(|q| {
+            let mut schema = q.field_schema();
+            schema.as_object_mut().map(|s| s.remove("description"));
+            json!({
+                "name": q.name, "in": "query", "required": false,
+                "description": format!("Those whose `{}` equals this value (as CQL2's `{} = value`; text minding letter case).", q.name, q.name),
                 "schema": schema,
-            }))
-        })
-        .collect()
+            })
+        });
+    own.chain(others).collect()
 }
 
 /// An RFC 3339 date-time (or a bare date), or an interval of two with either end open; a
@@ -238,6 +261,31 @@ fn parameters() -> Value {
             "name": "datetime", "in": "query", "required": false, "style": "form", "explode": false,
             "description": "Only features whose time shares an instant with this RFC 3339 date-time or interval (`start/end`, either end open as `..` or empty; a bare date is that whole day, UTC). A record's time is its year (AADF), the year of its latest AADF (count points; a count point without one matches any), or the hour of its count from `count_date` Thh:00 to the next hour (raw counts; the files give no zone: read as UTC).",
             "schema": {"type": "string", "pattern": datetime_pattern()},
+        },
+        "filter": {
+            "name": "filter", "in": "query", "required": false,
+            "description": format!("A CQL2 filter (Part 3): any queryable by name (see the collection's `queryables`; `latitude`, `longitude` and the link lengths are numbers), with comparisons, `LIKE`, `BETWEEN`, `IN`, `IS NULL`, `AND`, `OR`, `NOT`, `CASEI`, arithmetic, property-to-property comparisons and every spatial function (`S_INTERSECTS`, `S_WITHIN`, ...) of the feature's point (`geometry`) against any geometry. Text compares minding letter case unless in `CASEI(...)`; a comparison with a null is unknown and selects nothing. At most {} bytes, nested at most {} deep.", filter::MAX_BYTES, filter::MAX_DEPTH),
+            "schema": {"type": "string", "maxLength": filter::MAX_BYTES},
+        },
+        "filter-lang": {
+            "name": "filter-lang", "in": "query", "required": false, "style": "form", "explode": false,
+            "description": "The encoding of `filter`: `cql2-text` (the default; the 2020 draft's `cql-text` is taken as it) or `cql2-json`.",
+            "schema": {"type": "string", "enum": filter::Lang::NAMES, "default": "cql2-text"},
+        },
+        "filter-crs": {
+            "name": "filter-crs", "in": "query", "required": false, "style": "form", "explode": false,
+            "description": "The CRS of `filter`'s geometries: CRS84 longitude and latitude (the default) against each feature's own, or the British National Grid (EPSG:27700) against each feature's own easting and northing.",
+            "schema": {"type": "string", "format": "uri", "enum": crss, "default": Crs::CRS84_URI},
+        },
+        "sortby": {
+            "name": "sortby", "in": "query", "required": false, "style": "form", "explode": false,
+            "description": "The order of the features: a comma-separated list of properties, each ascending or after `-` descending (`sortby=-year,count_point_id`); ties in id order. The properties the JSON API's `sort` takes.",
+            "schema": {"type": "array", "items": {"type": "string"}},
+        },
+        "properties": {
+            "name": "properties", "in": "query", "required": false, "style": "form", "explode": false,
+            "description": "Only these properties in each feature (`properties=year,all_hgvs`), in record order; the geometry and id are always written.",
+            "schema": {"type": "array", "items": {"type": "string"}},
         },
         "limit": {
             "name": "limit", "in": "query", "required": false, "style": "form", "explode": false,

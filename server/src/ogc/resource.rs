@@ -17,6 +17,10 @@ pub enum Resource {
     Collections,
     Collection(Collection),
     Items(Collection),
+    /// What a filter of the collection's features may name (Part 3's queryables).
+    Queryables(Collection),
+    /// The JSON Schema of the collection's features (its `describedby`).
+    Schema(Collection),
     /// A feature by its id; `None` for an id that is not a whole number (no feature has it).
     Item(Collection, Option<i64>),
     /// `/collections/{id}...` of an id that names no collection.
@@ -50,6 +54,8 @@ impl Resource {
         match more {
             [] => Resource::Collection(c),
             ["items"] => Resource::Items(c),
+            ["queryables"] => Resource::Queryables(c),
+            ["schema"] => Resource::Schema(c),
             ["items", id] => Resource::Item(c, feature_id(id)),
             _ => Resource::Unknown,
         }
@@ -66,6 +72,8 @@ impl Resource {
                 "/ogcapi/collections/{collectionId}"
             }
             Resource::Items(_) => "/ogcapi/collections/{collectionId}/items",
+            Resource::Queryables(_) => "/ogcapi/collections/{collectionId}/queryables",
+            Resource::Schema(_) => "/ogcapi/collections/{collectionId}/schema",
             Resource::Item(..) => "/ogcapi/collections/{collectionId}/items/{featureId}",
             Resource::Unknown => "/ogcapi/unknown",
         }

@@ -20,7 +20,7 @@ use crate::forms::Form;
 use crate::html::Frame;
 use crate::ogc::extent::Extents;
 use crate::ogc::items::{write_item, write_items, ItemLinks};
-use crate::ogc::links::{Urls, GEOJSON, JSON, OPENAPI};
+use crate::ogc::links::{Urls, GEOJSON, JSON, OPENAPI, SCHEMA};
 use crate::ogc::{documents, html, openapi, query as ogc_query, Collection, Resource};
 use crate::query::{self, Params, Query};
 use crate::release::Release;
@@ -82,6 +82,7 @@ async fn describe(
     let content_type = match (format, &resource) {
         (Form::Html, _) => Form::Html.content_type(),
         (_, Resource::Api) => OPENAPI,
+        (_, Resource::Queryables(_) | Resource::Schema(_)) => SCHEMA,
         _ => JSON,
     };
     let make = move |release: &Release| {
@@ -107,6 +108,14 @@ async fn describe(
                 let doc = documents::collection(&urls, format, &c, extents.get(&c));
                 (c.title(), doc)
             }
+            Resource::Queryables(c) => {
+                let title = format!("{}: queryables", c.title());
+                (title, documents::queryables(&urls, &c))
+            }
+            Resource::Schema(c) => {
+                let title = format!("{}: the schema of its features", c.title());
+                (title, documents::feature_schema(&urls, &c))
+            }
             _ => return Err(ApiError::internal("a resource that is no document")),
         };
         Ok(match format {
@@ -123,7 +132,7 @@ async fn describe(
 /// definition lists the rate limit's 429).
 fn document_key(asked: &Asked, resource: &Resource, rate_limited: bool) -> String {
     let collection = match resource {
-        Resource::Collection(c) => c.id(),
+        Resource::Collection(c) | Resource::Queryables(c) | Resource::Schema(c) => c.id(),
         _ => "",
     };
     format!(
