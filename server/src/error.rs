@@ -73,6 +73,30 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
+        self.head().body(json::message(&self.to_string()))
+    }
+}
+
+impl ApiError {
+    /// The error as OGC API - Features writes an exception (Part 1's `exception.yaml`): a
+    /// `code` (OWS Common's), the `description`, and the `message` every error of this server
+    /// has.
+    pub fn ogc_response(&self) -> HttpResponse {
+        let code = match self {
+            ApiError::BadRequest(_) => "InvalidParameterValue",
+            ApiError::NotFound(_) | ApiError::NotHeld(_) => "NotFound",
+            ApiError::MethodNotAllowed(_) => "OperationNotSupported",
+            ApiError::RateLimited { .. } => "TooManyRequests",
+            ApiError::Unavailable => "ServiceUnavailable",
+            ApiError::ClientGone | ApiError::Internal(_) => "NoApplicableCode",
+        };
+        let text = self.to_string();
+        let body = serde_json::json!({"code": code, "description": text, "message": text});
+        self.head().body(body.to_string())
+    }
+
+    /// The status and headers of the error's answer.
+    fn head(&self) -> actix_web::HttpResponseBuilder {
         if let ApiError::Internal(detail) = self {
             log::error!("internal error: {detail}");
         }
@@ -90,6 +114,6 @@ impl ResponseError for ApiError {
             }
             _ => {}
         }
-        response.body(json::message(&self.to_string()))
+        response
     }
 }

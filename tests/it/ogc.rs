@@ -5,6 +5,7 @@
 //! (GDAL, OWSLib, QGIS) are in `ogc/clients.rs`.
 
 mod clients;
+mod filters;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -339,7 +339,7 @@ fn schemas() -> Value {
     }});
     json!({
         "link": link,
-        "exception": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}},
+        "exception": {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "string"}, "description": {"type": "string"}, "message": {"type": "string"}}},
         "landingPage": {"type": "object", "required": ["links"], "properties": {"title": {"type": "string"}, "description": {"type": "string"}, "links": links}},
         "confClasses": {"type": "object", "required": ["conformsTo"], "properties": {"conformsTo": {"type": "array", "items": {"type": "string"}}}},
         "openapi": {"type": "object", "description": "An OpenAPI 3.0 definition (this one)."},

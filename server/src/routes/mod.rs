@@ -96,11 +96,13 @@ pub struct Asked<'a> {
 /// reads it (an HTML page for the site's, JSON for anyone else).
 async fn answer(asked: &Asked<'_>, router: &Router, route: Route) -> HttpResponse {
     let html = route.errors_as_html();
+    let ogc = matches!(route, Route::Ogc(_));
     let immutable = asked.pin != Pin::Latest && route.immutable_when_named();
     match handle(asked, router, route).await {
         Ok(response) if immutable => forever(response),
         Ok(response) => response,
         Err(e) if html => html::error_page(&e),
+        Err(e) if ogc => e.ogc_response(),
         Err(e) => e.error_response(),
     }
 }

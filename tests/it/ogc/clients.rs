@@ -14,7 +14,7 @@ use super::{assert_ids, collections, located, servers, sql_ids};
 use crate::support::*;
 
 /// A program's standard output; it must succeed.
-fn run(program: &Path, args: &[&str]) -> String {
+pub(super) fn run(program: &Path, args: &[&str]) -> String {
     let out = Command::new(program)
         .args(args)
         // QGIS (Qt) without a display: Qt's xcb platform, its default, aborts.
