@@ -165,10 +165,35 @@ fn the_landing_page_links_the_definition_the_conformance_and_the_collections() {
         .map(|c| c.as_str().unwrap())
         .collect();
     let part1 = "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf";
+    let part3 = "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf";
+    let cql2 = "http://www.opengis.net/spec/cql2/1.0/conf";
+    let cql2_classes = [
+        "cql2-text",
+        "cql2-json",
+        "basic-cql2",
+        "advanced-comparison-operators",
+        "case-insensitive-comparison",
+        "basic-spatial-functions",
+        "basic-spatial-functions-plus",
+        "spatial-functions",
+        "property-property",
+        "arithmetic",
+    ];
     let expected: BTreeSet<String> = ["core", "geojson", "html", "oas30"]
         .iter()
         .map(|c| format!("{part1}/{c}"))
         .chain(["http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs".into()])
+        .chain(
+            [
+                "queryables",
+                "queryables-query-parameters",
+                "filter",
+                "features-filter",
+            ]
+            .iter()
+            .map(|c| format!("{part3}/{c}")),
+        )
+        .chain(cql2_classes.iter().map(|c| format!("{cql2}/{c}")))
         .collect();
     assert_eq!(
         classes,
@@ -679,7 +704,8 @@ fn bad_parameters_are_400s_that_say_which_and_unknown_things_404s() {
             "datetime=2020-01-01T00%3A00%3A00Z%2F2019-01-01T00%3A00%3A00Z",
             "ends before",
         ),
-        ("sortby=id", "`sortby`"),
+        ("sortby=nope", "`nope`"),
+        ("sortbyy=id", "`sortbyy`"),
         ("road_name=M4&year=2019", "`year`"),
         ("filter%5Broad_name%5D=M4", "brackets"),
         ("f=xml", "f=`xml`"),
@@ -701,7 +727,7 @@ fn bad_parameters_are_400s_that_say_which_and_unknown_things_404s() {
     assert_refused(server, &format!("{items}/abc"), 404, "No feature `abc`");
     assert_refused(
         server,
-        "/ogcapi/collections/count-points/queryables",
+        "/ogcapi/collections/count-points/nothing",
         404,
         "No such",
     );

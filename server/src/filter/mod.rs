@@ -162,9 +162,8 @@ pub fn asked(
     lang: Option<&str>,
     crs: Option<&str>,
 ) -> Result<Option<Filter>, ApiError> {
-    let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
-        return Ok(None);
-    };
+    // Checked even without a filter: a misspelt one is a 400 either way.
+    let lang = Lang::named(lang)?;
     let crs = match crs.map(str::trim).filter(|c| !c.is_empty()) {
         None => Crs::Crs84,
         Some(uri) => Crs::from_uri(uri).ok_or_else(|| {
@@ -175,7 +174,10 @@ pub fn asked(
             ))
         })?,
     };
-    Filter::parse(d, text, Lang::named(lang)?, crs).map(Some)
+    let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
+        return Ok(None);
+    };
+    Filter::parse(d, text, lang, crs).map(Some)
 }
 
 /// Refuses a filter too long, or nested too deep, before it is parsed.
