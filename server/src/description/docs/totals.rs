@@ -22,7 +22,7 @@ pub fn section(examples: &Examples, config: &Config) -> Markup {
     html! {
         section id="totals" {
             h2 { "Totals: facets and summaries" }
-            p { "How much, by what, without paging through a listing: every paginated listing answers two questions of the records its filters match (" code { "filter[x]" } " or " code { "x" } ", lists, " code { "count_method" } ", and " code { "filter[bbox]" } " and " code { "filter[near]" } " where it has places). The mirror's own: the public service has neither." }
+            p { "How much, by what, without paging through a listing: every paginated listing answers two questions of the records its filters match (" code { "filter[x]" } " or " code { "x" } ", lists, " code { "count_method" } ", and " code { "filter[bbox]" } " and " code { "filter[near]" } " where it has places, or a CQL2 " code { "filter=" } "). The mirror's own: the public service has neither." }
             (questions())
             (precision())
             (sources())
