@@ -99,14 +99,17 @@ impl Area {
         let [w, s, e, n] = AREA_OF_USE;
         if !(w..=e).contains(&lon) || !(s..=n).contains(&lat) {
             return Err(format!(
-                "{name} `{text}`: the point ({lon}, {lat}) is outside the British National \
-                 Grid's area (longitude {w} to {e}, latitude {s} to {n})."
+                "{name} `{text}`: the point ({}, {}) is outside the British National \
+                 Grid's area (longitude {w} to {e}, latitude {s} to {n}).",
+                sent(text, 0),
+                sent(text, 1)
             ));
         }
         if radius <= 0.0 || radius > MAX_RADIUS_M {
             return Err(format!(
                 "{name} `{text}`: the radius must be above 0 and at most {MAX_RADIUS_M} metres, \
-                 not {radius}."
+                 not {}.",
+                sent(text, 2)
             ));
         }
         Ok(Area::Near {
@@ -151,7 +154,9 @@ fn checked_box(
         }
         if lo > hi && !(may_wrap && axis == 0) {
             return Err(format!(
-                "{name} `{text}`: the minimum {what} ({lo}) is above the maximum ({hi})."
+                "{name} `{text}`: the minimum {what} ({}) is above the maximum ({}).",
+                sent(text, axis),
+                sent(text, axis + 2)
             ));
         }
     }
@@ -160,6 +165,12 @@ fn checked_box(
         min: [x0, y0],
         max: [x1, y1],
     })
+}
+
+/// The `i`th comma-separated number of `text` as it was sent: a message quotes it so, not as
+/// the number it was read as (`1e-300`, not three hundred zeros).
+fn sent(text: &str, i: usize) -> &str {
+    text.split(',').nth(i).map_or("", str::trim)
 }
 
 /// Exactly `N` comma-separated finite numbers, or a message naming the part that is not one.
@@ -195,6 +206,17 @@ mod tests {
 
     fn refused(result: Result<Area, Refusal>) -> String {
         result.expect_err("refused")
+    }
+
+    #[test]
+    fn messages_quote_numbers_as_sent() {
+        let m = refused(Area::parse_bbox("filter[bbox]", "1e-300,52,-1,53"));
+        assert!(
+            m.contains("minimum longitude (1e-300) is above the maximum (-1)"),
+            "{m}"
+        );
+        let m = refused(Area::parse_near("filter[near]", "-1,52,-1e-300"));
+        assert!(m.contains("not -1e-300."), "{m}");
     }
 
     #[test]
