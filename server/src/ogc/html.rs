@@ -35,11 +35,7 @@ pub fn items(frame: &Frame, c: &Collection, doc: &Value, url: &str, params: &Par
         .unwrap_or_default();
     let body = html! {
         h1 { (title) }
-        p {
-            (doc["numberReturned"]) " of " (doc["numberMatched"]) " features"
-            @if let Some(loaded) = doc["timeStamp"].as_str() { ", as loaded on " (loaded) }
-            "."
-        }
+        p { (doc["numberReturned"]) " of " (doc["numberMatched"]) " features." }
         (links(&doc["links"]))
         (form(c, params))
         // A record has up to 40 fields: the table scrolls within the page (focusable, so a

@@ -46,7 +46,7 @@ pub fn section(config: &Config) -> Markup {
             h3 { "Releases and caching" }
             ul {
                 li { "Each kept release has the same service under " code { "/releases/{name}" (PREFIX) } ", answered from that release: its links, its definition's server and its pages' links stay under that prefix. An unknown release is a 404." }
-                li { "Every answer has an " code { "ETag" } " made of the release and the question (the same for the same parameters in any order: the links write them in one order), so " code { "If-None-Match" } " gets a 304 without the query being run, and " code { "HEAD" } " is answered. The features' " code { "timeStamp" } " is when the release was loaded, not when the answer was written (absent where the file does not say)." }
+                li { "Every answer has an " code { "ETag" } " made of the release and the question (the same for the same parameters in any order: the links write them in one order), so " code { "If-None-Match" } " gets a 304 without the query being run, and " code { "HEAD" } " is answered. For that, one question is one answer byte for byte, so the features have no " code { "timeStamp" } ": Part 1 makes it optional, and where given it must be the time the answer was written (Requirement 28)." }
                 li { "A named release's features never change: " code { "Cache-Control: public, max-age=31536000, immutable" } ". Its documents (the landing page, the conformance, the definition, the collections) carry the server's words and keep the revalidated caching of " code { (PREFIX) } "." }
             }
             h3 { "GDAL" }
