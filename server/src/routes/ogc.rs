@@ -164,7 +164,7 @@ async fn items(
         Form::Html => {
             let page = move |release: &Release| {
                 let doc = whole(|flush| write(release, flush))?;
-                Ok(html::items(&frame, &c, &doc, &url, &params).into_bytes())
+                Ok(html::items(&frame, (&c, crs), &doc, &url, &params).into_bytes())
             };
             let content_type = Form::Html.content_type();
             whole_answer(req, state, release, key, content_type, rows, page).await?
