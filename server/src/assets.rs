@@ -58,6 +58,11 @@ pub fn url(name: &str) -> String {
     format!("/assets/{served}")
 }
 
+/// The embedded file of this plain name (`gb-outline.json`), for the server's own use.
+pub fn named(name: &str) -> Option<&'static Asset> {
+    ASSETS.iter().find(|a| a.name == name)
+}
+
 /// The embedded file served under this (hashed) name, if any.
 pub fn served_as(name: &str) -> Option<&'static Asset> {
     ASSETS

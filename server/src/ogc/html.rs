@@ -8,6 +8,7 @@ use maud::{html, Markup};
 use serde_json::{Map, Value};
 
 use super::collection::Collection;
+use super::map;
 use super::query::ITEMS_PARAMETERS;
 use crate::html::{page_framed, Frame, Section};
 use crate::query::{self, Param, Params};
@@ -23,9 +24,15 @@ pub fn document(frame: &Frame, title: &str, doc: &Value) -> String {
     page_framed(frame, Section::Docs, title, body)
 }
 
-/// A window of a collection's features (at `url`): how many, their links, the form, then a
-/// table of them (id, point, properties).
-pub fn items(frame: &Frame, c: &Collection, doc: &Value, url: &str, params: &Params) -> String {
+/// A window of a collection's features (at `url`, their coordinates in `crs`): how many, their
+/// links, the form, a map of them, then a table of them (id, point, properties).
+pub fn items(
+    frame: &Frame,
+    (c, crs): (&Collection, Crs),
+    doc: &Value,
+    url: &str,
+    params: &Params,
+) -> String {
     let title = format!("{}: features", c.title());
     let features = doc["features"].as_array().map(Vec::as_slice).unwrap_or(&[]);
     let columns: Vec<&String> = features
@@ -35,13 +42,10 @@ pub fn items(frame: &Frame, c: &Collection, doc: &Value, url: &str, params: &Par
         .unwrap_or_default();
     let body = html! {
         h1 { (title) }
-        p {
-            (doc["numberReturned"]) " of " (doc["numberMatched"]) " features"
-            @if let Some(loaded) = doc["timeStamp"].as_str() { ", as loaded on " (loaded) }
-            "."
-        }
+        p { (doc["numberReturned"]) " of " (doc["numberMatched"]) " features." }
         (links(&doc["links"]))
         (form(c, params))
+        @if let Some(map) = map::map(&map::points(features, crs), features.len()) { (map) }
         // A record has up to 40 fields: the table scrolls within the page (focusable, so a
         // keyboard can scroll it), as the site's wide tables do.
         div.table-scroll tabindex="0" role="region" aria-label={ (title) " (table)" } {
@@ -90,7 +94,7 @@ fn value(v: &Value) -> Markup {
 }
 
 fn object(members: &Map<String, Value>) -> Markup {
-    html! { dl { @for (name, v) in members {
+    html! { dl.members { @for (name, v) in members {
         dt { code { (name) } }
         dd { @if name == "links" { (links(v)) } @else { (value(v)) } }
     } } }

@@ -1,14 +1,15 @@
 //! The features: a window of a collection's items as a GeoJSON `FeatureCollection` (with
-//! `numberMatched`, `numberReturned`, `timeStamp` and links to the next and previous
-//! windows), and one feature by its id. Written by the forms' own `FeatureCollection` writer
+//! `numberMatched`, `numberReturned` and links to the next and previous windows), and one
+//! feature by its id. Written by the forms' own `FeatureCollection` writer
 //! and the rows' pager, as the API's GeoJSON is, so a filtered window is found as fast at any
 //! offset as a filtered page of the JSON API; but their properties' decimals kept as text
 //! (latitude, longitude, link lengths) are numbers, so that GIS clients, which type a field
 //! by its values, read them as numbers. The same question of the same release has the same
-//! bytes (`timeStamp` is the release's load, the links' parameters in one order): what its
-//! tag promises.
+//! bytes (the links' parameters in one order), as its tag promises: so a window has no
+//! `timeStamp`, which Part 1 makes optional and, where given, the time the response was
+//! generated (Requirement 28, `/req/core/fc-timeStamp`), other bytes each time.
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use roadtraffic_catalog::json;
 use roadtraffic_catalog::record::Decimals;
@@ -36,20 +37,15 @@ pub fn write_items(
     time_limit: Duration,
     flush: &mut Flush,
 ) -> Result<Vec<u8>, ApiError> {
-    let members = WindowMembers {
-        links,
-        loaded_at: release.about.loaded_at,
-    };
+    let members = WindowMembers { links };
     let spec = Spec::Features(items.crs, Decimals::AsNumbers, Box::new(members));
     forms::write_timed(release, (&items.rows, filter_sets), spec, time_limit, flush)
 }
 
-/// What a window of features says after them: `numberMatched`, `numberReturned`, `timeStamp`
-/// and its links, in plain JSON.
+/// What a window of features says after them: `numberMatched`, `numberReturned` and its
+/// links, in plain JSON.
 struct WindowMembers {
     links: ItemLinks,
-    /// When the release was loaded, if it says.
-    loaded_at: Option<SystemTime>,
 }
 
 impl Members for WindowMembers {
@@ -62,25 +58,11 @@ impl Members for WindowMembers {
         json::int(out, matched);
         out.extend_from_slice(b",\"numberReturned\":");
         json::int(out, returned as i64);
-        write_time_stamp(out, self.loaded_at);
         out.extend_from_slice(b",\"links\":");
         let links = self.links.of_window(window, matched);
         links::write(out, &links, Escaping::Plain);
         Ok(())
     }
-}
-
-/// `timeStamp` (RFC 3339, UTC, to the second): when the release was loaded, the time its
-/// features are as of. Not when the response was written, which would make every answer other
-/// bytes and no tag could hold; absent (Part 1 makes it optional) when the release does not
-/// say.
-fn write_time_stamp(out: &mut Vec<u8>, loaded_at: Option<SystemTime>) {
-    let Some(loaded_at) = loaded_at else {
-        return;
-    };
-    out.extend_from_slice(b",\"timeStamp\":");
-    let at = humantime::format_rfc3339_seconds(loaded_at).to_string();
-    json::string(out, &at);
 }
 
 /// Where the items are, how they were asked for and in which format they are answered: what

@@ -12,7 +12,7 @@
 //!   `extent`, learnt once per release), in `links`' URLs;
 //! - `items`: the features, a window or one;
 //! - `openapi`: the OpenAPI 3.0 definition;
-//! - `html`: every resource as a page, from its JSON.
+//! - `html`: every resource as a page, from its JSON (the features' with a `map` of them).
 
 pub mod collection;
 mod datetime;
@@ -21,6 +21,7 @@ pub mod extent;
 pub mod html;
 pub mod items;
 pub mod links;
+mod map;
 pub mod openapi;
 pub mod query;
 pub mod resource;

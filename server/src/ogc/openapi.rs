@@ -245,7 +245,8 @@ fn parameters() -> Value {
         "bbox": {
             "name": "bbox", "in": "query", "required": false, "style": "form", "explode": false,
             "description": "Only features whose point is in this box (edges included): minX,minY,maxX,maxY in `bbox-crs` (WGS 84 longitude and latitude by default, each within -180..180 and -90..90; a minimum longitude above the maximum crosses the antimeridian; on the British National Grid easting -100000..900000 and northing -100000..1400000). A box where no count point is matches nothing. Six numbers, minX,minY,minZ,maxX,maxY,maxZ (Part 1's box with heights), are the same box: these features are 2-D points, so the heights (any numbers) are ignored.",
-            "schema": {"type": "array", "oneOf": [{"minItems": 4, "maxItems": 4}, {"minItems": 6, "maxItems": 6}], "items": {"type": "number"}},
+            // Part 1's own definition (4 to 6 items), narrowed by `oneOf` to what it means.
+            "schema": {"type": "array", "minItems": 4, "maxItems": 6, "oneOf": [{"maxItems": 4}, {"minItems": 6}], "items": {"type": "number"}},
         },
         "bbox-crs": {
             "name": "bbox-crs", "in": "query", "required": false, "style": "form", "explode": false,
@@ -350,7 +351,6 @@ fn schemas() -> Value {
             "type": {"type": "string", "enum": ["FeatureCollection"]},
             "features": {"type": "array", "items": reference("featureGeoJSON")},
             "links": links,
-            "timeStamp": {"type": "string", "format": "date-time", "description": "When the release was loaded (absent where its file does not say): the same for every answer of the release."},
             "numberMatched": {"type": "integer", "minimum": 0},
             "numberReturned": {"type": "integer", "minimum": 0},
         }},

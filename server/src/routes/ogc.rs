@@ -15,6 +15,7 @@ use actix_web::{HttpRequest, HttpResponse};
 use serde_json::Value;
 
 use super::tagged::{streamed_answer, whole_answer};
+use crate::conditional::stands_for_representation;
 use crate::error::ApiError;
 use crate::forms::Form;
 use crate::html::Frame;
@@ -172,7 +173,7 @@ async fn items(
         Form::Html => {
             let page = move |release: &Release| {
                 let doc = whole(|flush| write(release, flush))?;
-                Ok(html::items(&frame, &c, &doc, &url, &params).into_bytes())
+                Ok(html::items(&frame, (&c, crs), &doc, &url, &params).into_bytes())
             };
             let content_type = Form::Html.content_type();
             whole_answer(req, state, release, key, content_type, rows, page).await?
@@ -233,17 +234,20 @@ where
     serde_json::from_slice(&body).map_err(ApiError::internal)
 }
 
-/// An answer with what its representation says besides its tag (not on a `304`, RFC 9110
-/// §15.4.5): a page's own headers, and for features the CRS of their coordinates (Part 2's
+/// An answer with what its representation says besides its tag: a page's own headers, on its
+/// `304` too (a browser puts the headers of a `304` on the page it keeps: the server's default
+/// CSP, which lets nothing in, would leave the kept page without its stylesheet); and for
+/// features, but not on a `304` (RFC 9110 §15.4.5), the CRS of their coordinates (Part 2's
 /// `Content-Crs`, on their page too: it shows them).
 fn finished(answer: HttpResponse, format: Form, crs: Option<Crs>) -> HttpResponse {
+    let page = format == Form::Html && stands_for_representation(answer.status());
+    let mut answer = match page {
+        true => crate::html::as_page(answer),
+        false => answer,
+    };
     if !answer.status().is_success() {
         return answer;
     }
-    let mut answer = match format {
-        Form::Html => crate::html::as_page(answer),
-        _ => answer,
-    };
     let crs = crs.map(|crs| header::HeaderValue::from_str(&format!("<{}>", crs.uri())));
     if let Some(Ok(value)) = crs {
         let name = header::HeaderName::from_static("content-crs");

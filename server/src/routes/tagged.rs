@@ -28,24 +28,9 @@ pub async fn whole_answer(
     rows: i64,
     make: impl FnOnce(&Release) -> Result<Vec<u8>, ApiError> + Send + 'static,
 ) -> Result<HttpResponse, ApiError> {
-    let encoding = Encoding::negotiate(req, state.config.compress);
-    let head = Head::of(&release, &key, encoding, content_type);
-    if let Some(held) = head.held(req) {
-        return Ok(held);
-    }
-    let responses = state.responses(&release);
-    if let Some(body) = kept(&responses, &key, encoding).await? {
-        return Ok(whole(body, encoding, head));
-    }
-    let permit = state.heavy_permit(rows).await?;
-    let body = web::block(move || {
-        let _permit = permit;
-        make(&release)
-    })
-    .await
-    .map_err(ApiError::internal)??;
-    let (body, encoding) = keep(responses, key, body, encoding).await?;
-    Ok(whole(body, encoding, head))
+    // A body made whole is a written one that never fills a chunk: always kept.
+    let write = move |release: &Release, _: &mut Flush| make(release);
+    streamed_answer(req, state, release, (key, content_type), rows, write).await
 }
 
 /// An answer of `release` written in chunks on the blocking pool (a page of a listing, OGC's
