@@ -1,5 +1,6 @@
 //! One conditional layer for every answer that has a tag (listings, their GeoJSON pages,
-//! totals, revisions, change reports, releases, stored downloads): `If-None-Match` (compared
+//! totals, revisions, change reports, releases, stored downloads, OGC's documents, features and
+//! pages, of the latest and of a named release): `If-None-Match` (compared
 //! weakly) answers 304 with the tag, and `Vary` where the answer varies; `If-Match` (compared
 //! strongly) that names another tag answers 412; a tag is the question's, whatever the order
 //! of its parameters where the answer does not write them back.
@@ -75,7 +76,37 @@ fn tagged_targets() -> Vec<Tagged> {
             "/releases/first/api/regions".into(),
             plain.clone(),
         ),
-        (releases, "/api/releases/latest/changes".into(), plain),
+        (
+            releases,
+            "/api/releases/latest/changes".into(),
+            plain.clone(),
+        ),
+        (sample, "/ogcapi".into(), plain.clone()),
+        (
+            sample,
+            "/ogcapi/collections".into(),
+            vec![("Accept", "text/html")],
+        ),
+        (
+            sample,
+            "/ogcapi/collections/count-points/items?limit=3&road_name=M4".into(),
+            plain.clone(),
+        ),
+        (
+            sample,
+            "/ogcapi/collections/raw-counts/items?limit=3".into(),
+            vec![("Accept", "text/html")],
+        ),
+        (
+            sample,
+            "/ogcapi/collections/count-points/items/501".into(),
+            plain.clone(),
+        ),
+        (
+            releases,
+            "/releases/first/ogcapi/collections/raw-counts/items?limit=2".into(),
+            plain,
+        ),
     ]
 }
 
@@ -181,6 +212,11 @@ fn a_question_has_one_tag_in_any_parameter_order() {
         ],
         // An unpaginated listing writes nothing of its request back.
         ["/api/regions?sort=-id&fields=id,name", "/api/regions?fields=id,name&sort=-id"],
+        // OGC's links write the parameters back in one order.
+        [
+            "/ogcapi/collections/count-points/items?limit=3&road_name=M4&bbox=-6,50,2,56&f=json",
+            "/ogcapi/collections/count-points/items?f=json&bbox=-6%2C50%2C2%2C56&road_name=M4&limit=3",
+        ],
     ] {
         assert_eq!(tag(same[0]), tag(same[1]), "{same:?}");
         let bodies = same.map(|t| get(sample_server(), t).body);
@@ -202,6 +238,10 @@ fn a_question_has_one_tag_in_any_parameter_order() {
             "/api/count-points?sort=-id&page%5Bsize%5D=2",
         ],
         ["/api/raw-counts/summary", "/api/raw-counts/summary.ndjson"],
+        [
+            "/ogcapi/collections/count-points/items?limit=3",
+            "/ogcapi/collections/count-points/items?limit=3&f=html",
+        ],
     ] {
         assert_ne!(tag(differ[0]), tag(differ[1]), "{differ:?}");
     }

@@ -2,10 +2,15 @@
 //! and true, paging to the end with the JSON API's totals, `bbox` in both CRSs, `crs`,
 //! `datetime`, and the errors, each checked against SQLite's own answer over the loaded rows
 //! (on the bundled sample, and on the real files when they are there). The real clients
-//! (GDAL, OWSLib, QGIS) are in `ogc/clients.rs`.
+//! (GDAL, OWSLib, QGIS) are in `ogc/clients.rs`; what issue 34 completes (six-number boxes,
+//! numbers, one answer a question, the map) in `ogc/features.rs`, and every kept release's
+//! service in `ogc/releases.rs`; Part 3 (queryables, CQL2 filters, sortby, properties) in
+//! `ogc/filters.rs`.
 
 mod clients;
+mod features;
 mod filters;
+mod releases;
 
 use std::collections::BTreeSet;
 use std::path::Path;
