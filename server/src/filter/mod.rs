@@ -28,6 +28,10 @@ use translate::Translator;
 
 /// The longest filter taken, in bytes.
 pub const MAX_BYTES: usize = 16 * 1024;
+/// The characters a description promises a filter may have: any of them, URL-encoded, may take
+/// 12 bytes of the request line, which the HTTP layer caps at 64 KB (beyond it, a bare 400 or
+/// 431 before the server reads the query).
+pub const MAX_CHARACTERS_IN_A_URL: usize = 4096;
 /// The deepest nesting taken (parentheses in cql2-text, operations in cql2-json).
 pub const MAX_DEPTH: usize = 64;
 

@@ -265,18 +265,18 @@ fn parameters() -> Value {
         },
         "filter": {
             "name": "filter", "in": "query", "required": false,
-            "description": format!("A CQL2 filter (Part 3): any queryable by name (see the collection's `queryables`; `latitude`, `longitude` and the link lengths are numbers), with comparisons, `LIKE`, `BETWEEN`, `IN`, `IS NULL`, `AND`, `OR`, `NOT`, `CASEI`, arithmetic, property-to-property comparisons and every spatial function (`S_INTERSECTS`, `S_WITHIN`, ...) of the feature's point (`geometry`) against any geometry. Text compares minding letter case unless in `CASEI(...)`; a comparison with a null is unknown and selects nothing. At most {} bytes, nested at most {} deep.", filter::MAX_BYTES, filter::MAX_DEPTH),
-            "schema": {"type": "string", "maxLength": filter::MAX_BYTES},
+            "description": format!("A CQL2 filter (Part 3): any queryable by name (see the collection's `queryables`; `latitude`, `longitude` and the link lengths are numbers), with comparisons, `LIKE`, `BETWEEN`, `IN`, `IS NULL`, `AND`, `OR`, `NOT`, `CASEI`, arithmetic, property-to-property comparisons and every spatial function (`S_INTERSECTS`, `S_WITHIN`, ...) of the feature's point (`geometry`) against any geometry. Text compares minding letter case unless in `CASEI(...)`; a comparison with a null is unknown and selects nothing. At most {} bytes, nested at most {} deep (and the whole request line within 64 KB, so at most {} characters when each may take 12 once URL-encoded).", filter::MAX_BYTES, filter::MAX_DEPTH, filter::MAX_CHARACTERS_IN_A_URL),
+            "schema": {"type": "string", "maxLength": filter::MAX_CHARACTERS_IN_A_URL},
         },
         "filter-lang": {
             "name": "filter-lang", "in": "query", "required": false, "style": "form", "explode": false,
             "description": "The encoding of `filter`: `cql2-text` (the default; the 2020 draft's `cql-text` is taken as it) or `cql2-json`.",
-            "schema": {"type": "string", "enum": filter::Lang::NAMES, "default": "cql2-text"},
+            "schema": {"type": "string", "enum": ["", "cql2-text", "cql2-json", "cql-text"], "default": "cql2-text"},
         },
         "filter-crs": {
             "name": "filter-crs", "in": "query", "required": false, "style": "form", "explode": false,
             "description": "The CRS of `filter`'s geometries: CRS84 longitude and latitude (the default) against each feature's own, or the British National Grid (EPSG:27700) against each feature's own easting and northing.",
-            "schema": {"type": "string", "format": "uri", "enum": crss, "default": Crs::CRS84_URI},
+            "schema": {"type": "string", "enum": ["", Crs::CRS84_URI, Crs::BNG_URI], "default": Crs::CRS84_URI},
         },
         "sortby": {
             "name": "sortby", "in": "query", "required": false, "style": "form", "explode": false,
