@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use geo::coordinate_position::{CoordPos, CoordinatePosition};
-use geo::{Geometry, Point, Relate};
+use geo::{Geometry, Intersects, Point, Relate};
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, Error};
@@ -64,7 +64,7 @@ impl Relation {
     /// decides (inside `g`, on its boundary, outside), from that place alone, which is linear
     /// in `g`'s vertices and builds nothing; for the others, by the DE-9IM matrix.
     pub fn of_point(self, p: Point, g: &Geometry) -> bool {
-        let place = || g.coordinate_position(&p.0);
+        let place = || position(p, g);
         match self {
             Relation::Intersects => place() != CoordPos::Outside,
             Relation::Disjoint => place() == CoordPos::Outside,
@@ -72,6 +72,17 @@ impl Relation {
             Relation::Touches => place() == CoordPos::OnBoundary,
             _ => self.holds(&p, g),
         }
+    }
+}
+
+/// Where a point lies on `g`. geo's `coordinate_position` counts the components whose boundary
+/// holds the point and calls an even count with no interior outside; but by the mod 2 rule
+/// (OGC Simple Features 6.1.15.1) such a point, the shared end of two lines of a
+/// MULTILINESTRING, is on the geometry and not on its boundary: inside.
+fn position(p: Point, g: &Geometry) -> CoordPos {
+    match g.coordinate_position(&p.0) {
+        CoordPos::Outside if g.intersects(&p) => CoordPos::Inside,
+        place => place,
     }
 }
 
@@ -255,6 +266,16 @@ mod tests {
         assert_eq!(relate(Relation::Within, 2.0, 1.0), Some(false));
         assert_eq!(relate(Relation::Touches, 2.0, 1.0), Some(true));
         assert_eq!(relate(Relation::Disjoint, 3.0, 1.0), Some(true));
+        // The shared end of two lines is inside their union (mod 2), as GEOS has it.
+        let lines =
+            Geometry::try_from_wkt_str("MULTILINESTRING((0 0,1 1),(1 1,2 0),(5 5,6 6))").unwrap();
+        let at = |x, y| Point::new(x, y);
+        assert!(Relation::Intersects.of_point(at(1.0, 1.0), &lines));
+        assert!(Relation::Within.of_point(at(1.0, 1.0), &lines));
+        assert!(!Relation::Touches.of_point(at(1.0, 1.0), &lines));
+        assert!(Relation::Touches.of_point(at(0.0, 0.0), &lines));
+        assert!(!Relation::Disjoint.of_point(at(1.0, 1.0), &lines));
+        assert!(Relation::Disjoint.of_point(at(3.0, 3.0), &lines));
         let null: Option<bool> = db
             .query_row("SELECT cql2_spatial(0, ?, NULL, 1)", [square], |r| r.get(0))
             .unwrap();

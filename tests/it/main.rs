@@ -14,6 +14,7 @@ mod deploy;
 mod description;
 mod downloads;
 mod fetch;
+mod filters;
 mod fixtures;
 mod hostile_files;
 mod hostile_requests;

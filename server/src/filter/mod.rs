@@ -38,6 +38,12 @@ pub const MAX_DEPTH: usize = 64;
 /// The stack the parser runs on: many times what [`MAX_DEPTH`] levels take.
 const PARSER_STACK: usize = 64 << 20;
 
+/// The most steps (rule calls of pest, the parser's parser) one cql2-text parse may take. The
+/// grammar backtracks: a text that fails inside parentheses takes twice as long with each one
+/// (`((((((((((((((((((((year`, 25 bytes, held a worker for minutes), while the longest and
+/// deepest texts taken need at most some 32 steps a byte: 128 a byte of the longest.
+const PARSER_CALLS: usize = 128 * MAX_BYTES;
+
 /// Why a filter cannot be answered: always a 400.
 type Problem = ApiError;
 
@@ -93,7 +99,12 @@ impl Filter {
 
     fn read(d: &'static Dataset, text: &str, lang: Lang, crs: Crs) -> Result<Filter, ApiError> {
         let expr = match lang {
-            Lang::Text => cql2::parse_text(text).map_err(|e| bad(parse_error(&e.to_string())))?,
+            Lang::Text => {
+                // Read by each parse as it starts (a setting of the process's, set here so that
+                // no parse can start without it).
+                pest::set_call_limit(std::num::NonZeroUsize::new(PARSER_CALLS));
+                cql2::parse_text(text).map_err(|e| bad(parse_error(&e.to_string())))?
+            }
             Lang::Json => cql2::parse_json(text).map_err(|e| bad(format!("not CQL2 JSON: {e}")))?,
         };
         Filter::of_expr(d, &expr, crs)
@@ -241,6 +252,12 @@ fn unquoted(text: &str) -> String {
 
 /// The parser's message in one line: where (line and column) and what it expected.
 fn parse_error(message: &str) -> String {
+    if message.contains("call limit reached") {
+        return format!(
+            "it is too intricate to read (its parse gave up after {PARSER_CALLS} steps): \
+             balance its parentheses, or write it more simply"
+        );
+    }
     let at = (message.lines())
         .find_map(|l| l.trim().strip_prefix("--> "))
         .and_then(|pos| pos.split_once(':'))

@@ -31,6 +31,39 @@ fn the_deepest_filters_taken_parse_in_a_small_stack() {
     assert!(too_deep.unwrap().contains("nested too deep"));
 }
 
+/// What the parser gives up on, soon: each parenthesis it backtracks into doubles its work;
+/// and the longest and most intricate texts taken, which it reads within its steps.
+#[test]
+fn the_parser_gives_up_on_backtracking_but_not_on_long_filters() {
+    let handle = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let read = |t: &str| Filter::parse(&RAW_COUNTS, t, Lang::Text, Crs::Crs84);
+            let started = std::time::Instant::now();
+            let backtracking = read(&format!("{}year", "(".repeat(40)));
+            let given_up = started.elapsed();
+            let ors = format!("year = 1{}", " OR year = 2".repeat(1360));
+            let sums = format!("year = 1{}", " + (year * 2)".repeat(1250));
+            let list: Vec<String> = (0..2000).map(|i| i.to_string()).collect();
+            let list = format!("year IN ({})", list.join(","));
+            let deep = format!("year = {}1{}", "(1 + ".repeat(60), ")".repeat(60));
+            let taken =
+                [ors, sums, list, deep].map(|t| read(&t).map(|_| ()).map_err(|e| e.to_string()));
+            (
+                backtracking.map(|_| ()).map_err(|e| e.to_string()),
+                given_up,
+                taken,
+            )
+        })
+        .unwrap();
+    let (backtracking, given_up, taken) = handle.join().unwrap();
+    assert!(backtracking.unwrap_err().contains("too intricate"));
+    assert!(given_up < std::time::Duration::from_secs(5), "{given_up:?}");
+    for t in taken {
+        t.unwrap();
+    }
+}
+
 #[test]
 fn a_few_filters_as_sql() {
     let (s, args) = sql(&COUNT_POINTS, "year >= 2015 AND road_category = 'TM'").unwrap_or_default();

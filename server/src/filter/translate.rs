@@ -123,6 +123,10 @@ impl Translator {
             other => return Err(not_a_predicate(other)),
         };
         match op {
+            // With no operands its SQL would be `()`; CQL2 asks two or more.
+            "and" | "or" if args.len() < 2 => {
+                Err(bad(format!("`{op}` takes two or more operands")))
+            }
             "and" | "or" => {
                 let parts = args.iter().map(|a| self.predicate(a, positive));
                 let between = if op == "and" { " AND " } else { " OR " };
