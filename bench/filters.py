@@ -83,14 +83,21 @@ def selective(conn, api):
     years = [r[0] for r in conn.execute("SELECT DISTINCT year FROM raw_counts_runs WHERE year >= 2015 ORDER BY 1")]
     points = [r[0] for r in conn.execute("SELECT DISTINCT count_point_id FROM raw_counts_runs ORDER BY 1")]
     cql2, classic = [], []
-    for cp in rng.sample(points, ROUNDS):
+    for i, cp in enumerate(rng.sample(points, ROUNDS)):
         filter_ = q(f"count_point_id = {cp} AND year >= 2015")
-        ms, body = timed(lambda: fetch(f"{api}/raw-counts?filter={filter_}&page%5Bsize%5D=250"))
-        cql2.append(ms)
         listed = ",".join(map(str, years))
-        ms2, body2 = timed(lambda: fetch(f"{api}/raw-counts?filter%5Bcount_point_id%5D={cp}&filter%5Byear%5D={listed}&page%5Bsize%5D=250"))
-        classic.append(ms2)
-        assert page_total(body) == page_total(body2), (cp, page_total(body), page_total(body2))
+        asks = [
+            (cql2, f"{api}/raw-counts?filter={filter_}&page%5Bsize%5D=250"),
+            (classic, f"{api}/raw-counts?filter%5Bcount_point_id%5D={cp}&filter%5Byear%5D={listed}&page%5Bsize%5D=250"),
+        ]
+        # Whichever is asked first reads the count point's pages from disk: each goes first
+        # in every other round.
+        totals = []
+        for samples, url in (asks if i % 2 == 0 else asks[::-1]):
+            ms, body = timed(lambda: fetch(url))
+            samples.append(ms)
+            totals.append(page_total(body))
+        assert totals[0] == totals[1], (cp, totals)
     row("raw counts, one count point from 2015 on, page of 250 and total", statistics.median(cql2),
         statistics.median(classic), "server, the same as filter[count_point_id] and filter[year]")
 
