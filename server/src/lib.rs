@@ -19,7 +19,9 @@
 //!   request gets (the negotiation), and one writer per form behind one interface;
 //! - `rows`: what is read: a dataset's rows as a question asks them (filters, sort, fields,
 //!   page), their SQL and paging;
-//! - `spatial` (where: areas checked, the British National Grid, their SQL), below the rows;
+//! - `filter`: CQL2 filters (`filter=`), checked against the catalogue and written as SQL,
+//!   below the rows;
+//! - `spatial` (where: areas checked, the British National Grid, their SQL), below the filters;
 //! - `state`: what every room shares (the release being served, the configuration, the
 //!   permits for heavy requests, the response cache);
 //! - the ground: `release` (the loaded file, its connections, its time limit, and what the
@@ -28,7 +30,8 @@
 //!   one layout of every HTML page) over `assets` (the embedded files), `stream` (bodies
 //!   written on the blocking pool), `ranged` (a file of known length, with byte ranges),
 //!   `conditional` (the one conditional layer: validators, preconditions, 304 and 412),
-//!   `query` (the query string, read once), `ratelimit`, `configuration`, `error` (the one
+//!   `query` (the query string, read once), `sql_functions` (what SQLite lacks that CQL2
+//!   needs), `ratelimit`, `configuration`, `error` (the one
 //!   error type and the one place it becomes a status).
 
 mod api;
