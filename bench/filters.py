@@ -28,7 +28,7 @@ import sys
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from spatial import ROOT, ROUNDS, fetch, flat_db, rng, start, timed  # noqa: E402
+from spatial import ROUNDS, fetch, rng, setup, timed  # noqa: E402
 
 try:
     from shapely.geometry import Point, Polygon
@@ -136,12 +136,7 @@ def ogc_box(conn, base, api):
 
 
 def main():
-    import sqlite3
-    db = sys.argv[1]
-    bin_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "target", "release")
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    flat = flat_db(db)
-    proc, base = start(db, bin_dir)
+    conn, flat, proc, base = setup(sys.argv)
     try:
         api = base + "/api"
         print(f"{ROUNDS} questions each, median ms (each of a new count point, box or polygon)\n")

@@ -181,12 +181,19 @@ def row(name, ours, baseline, label):
     print(f"| {name} | {ours:.1f} | {baseline:.1f} ({label}) | {ratio:.1f}x |")
 
 
-def main():
-    db = sys.argv[1]
-    bin_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "target", "release")
+def setup(argv):
+    """The file (argv[1]) read-only, its flat copy, and a server on it from the binaries in
+    argv[2] (target/release by default): (conn, flat, proc, base)."""
+    db = argv[1]
+    bin_dir = argv[2] if len(argv) > 2 else os.path.join(ROOT, "target", "release")
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     flat = flat_db(db)
     proc, base = start(db, bin_dir)
+    return conn, flat, proc, base
+
+
+def main():
+    conn, flat, proc, base = setup(sys.argv)
     try:
         run(conn, flat, base, proc)
     finally:
