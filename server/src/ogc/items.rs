@@ -15,7 +15,7 @@ use roadtraffic_catalog::json;
 use roadtraffic_catalog::record::Decimals;
 
 use super::collection::Collection;
-use super::links::{self as ogc_links, with_query, Urls};
+use super::links::{self as ogc_links, with_query, Urls, QUERYABLES_REL, SCHEMA};
 use super::query::Items;
 use crate::error::ApiError;
 use crate::forms::links::{self, Escaping, Link};
@@ -125,6 +125,19 @@ impl ItemLinks {
                 title: Some("This document in another format"),
             },
         ]
+    }
+
+    /// The resource's own links and its collection's queryables as an HTTP `Link` header
+    /// (RFC 8288), where clients that ask with `HEAD` (ogctests' Part 3 suite) look for them.
+    pub fn header(&self, url: &str) -> String {
+        let mut links: Vec<String> = (self.this(url).iter())
+            .map(|l| format!("<{}>; rel=\"{}\"; type=\"{}\"", l.href, l.rel, l.media))
+            .collect();
+        links.push(format!(
+            "<{}/queryables>; rel=\"{QUERYABLES_REL}\"; type=\"{SCHEMA}\"",
+            self.collection
+        ));
+        links.join(", ")
     }
 
     /// This window, the next one while features remain, the previous one after the first,

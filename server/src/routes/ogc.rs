@@ -163,6 +163,7 @@ async fn items(
     } = asked;
     let links = ItemLinks::new(&urls, &c, params.clone(), format);
     let (key, url) = (links.key(&links.url), links.url.clone());
+    let link_header = links.header(&links.url);
     let time_limit = Duration::from_millis(state.config.query_timeout);
     let budget = state.config.filter_set_bytes();
     let write = move |release: &Release, flush: &mut Flush| {
@@ -180,7 +181,14 @@ async fn items(
         }
         _ => streamed_answer(req, state, release, (key, GEOJSON), rows, write).await?,
     };
-    Ok(finished(answer, format, Some(crs)))
+    let mut answer = finished(answer, format, Some(crs));
+    if let (true, Ok(value)) = (
+        answer.status().is_success(),
+        header::HeaderValue::from_str(&link_header),
+    ) {
+        answer.headers_mut().insert(header::LINK, value);
+    }
+    Ok(answer)
 }
 
 /// One feature by its id; a 404 for an id no feature has.

@@ -223,6 +223,20 @@ fn each_collection_has_queryables_and_a_schema_linked_and_listed() {
             assert!(named, "{id}: {} is no parameter of the items", c.name);
         }
         assert_eq!(schema["properties"]["latitude"]["type"], "number");
+        // Also in the items' Link header, where a client asking with HEAD looks.
+        let head = request(
+            server,
+            "HEAD",
+            &format!("/ogcapi/collections/{id}/items"),
+            &[],
+        );
+        let header = head.header("link").unwrap_or_default().to_string();
+        let to_queryables = format!(
+            "<{}>; rel=\"http://www.opengis.net/def/rel/ogc/1.0/queryables\"",
+            server.url(&format!("/ogcapi/collections/{id}/queryables"))
+        );
+        assert!(header.contains(&to_queryables), "{id}: {header}");
+        assert!(header.contains("rel=\"self\""), "{id}: {header}");
         let described = link(&collection, "describedby").expect("describedby");
         let features = document(server, described["href"].as_str().unwrap());
         assert_eq!(
