@@ -95,6 +95,8 @@ mod tests {
             Resource::Collection(c) => format!("Collection {}", c.id()),
             Resource::Items(c) => format!("Items {}", c.id()),
             Resource::Item(c, id) => format!("Item {} {id:?}", c.id()),
+            Resource::Queryables(c) => format!("Queryables {}", c.id()),
+            Resource::Schema(c) => format!("Schema {}", c.id()),
             other => format!("{other:?}"),
         }
     }
@@ -117,7 +119,12 @@ mod tests {
             ("/collections/raw-counts/items/-1", "Item raw-counts None"),
             ("/collections/regions", "NoCollection(\"regions\")"),
             ("/collections/regions/items/1", "NoCollection(\"regions\")"),
-            ("/collections/raw-counts/queryables", "Unknown"),
+            (
+                "/collections/raw-counts/queryables",
+                "Queryables raw-counts",
+            ),
+            ("/collections/count-points/schema/", "Schema count-points"),
+            ("/collections/raw-counts/queryables/x", "Unknown"),
             ("//", "Unknown"),
             ("/apix", "Unknown"),
         ] {
