@@ -106,8 +106,12 @@ impl Pager<'_> {
         if window.offset >= total {
             return Ok((total, None));
         }
+        let plan = Plan(self.request);
         let query = match set {
-            _ if Plan(self.request).sorted() => offset_page(window, sql),
+            _ if plan.sorted() => offset_page(window, sql),
+            Some(set) if sql.joined && plan.filters_only_runs() => {
+                self.window_of_runs(conn, window, sql, &set)?
+            }
             Some(set) => self.seek_checkpoint(window, sql, &set),
             None if dense => id_range(window, sql),
             None => offset_page(window, sql),
@@ -170,6 +174,64 @@ impl Pager<'_> {
             )),
             args,
         }
+    }
+
+    /// A window of a filter set decided by its runs alone (every filter on run columns, as a
+    /// box or a count point on raw counts): the runs it keeps from its checkpoint on, in id
+    /// order, give the window's first and last ids, and the rows are read between them. Read
+    /// the usual way, SQLite finds the runs by a filter's index, joins every row of them and
+    /// sorts them all before the LIMIT: 36,000 rows for a page of 1,000 in a 30 km box.
+    fn window_of_runs(
+        &self,
+        conn: &rusqlite::Connection,
+        window: Window,
+        sql: &Sql,
+        set: &FilterSet,
+    ) -> Result<RowQuery, ApiError> {
+        let runs = self.request.dataset.runs_table().unwrap_or_default();
+        let from_id = set.checkpoints[(window.offset / CHECKPOINT_EVERY) as usize];
+        let query = format!(
+            "SELECT u.first_id, u.last_id FROM {runs} u{} ORDER BY u.first_id",
+            sql.where_sql(&["u.last_id >= ?".to_string()])
+        );
+        let mut args = sql.args.clone();
+        args.push(SqlValue::Integer(from_id));
+        let mut stmt = conn.prepare_cached(&query)?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(args.iter()))?;
+        let (mut skip, mut wanted) = (window.offset % CHECKPOINT_EVERY, window.size);
+        let mut span: Option<((i64, i64), (i64, i64))> = None;
+        while let Some(row) = rows.next()? {
+            let (first, last): (i64, i64) = (row.get(0)?, row.get(1)?);
+            let start = first.max(from_id) + skip;
+            skip = (start - last - 1).max(0);
+            if start > last {
+                continue;
+            }
+            let end = last.min(start + wanted - 1);
+            wanted -= end - start + 1;
+            span = Some(match span {
+                None => ((start, first), (end, first)),
+                Some((low, _)) => (low, (end, first)),
+            });
+            if wanted == 0 {
+                break;
+            }
+        }
+        let Some(((low, first_run), (high, last_run))) = span else {
+            return Ok(self.seek_checkpoint(window, sql, set));
+        };
+        let bounds = ["r.id BETWEEN ? AND ?", "u.first_id BETWEEN ? AND ?"].map(String::from);
+        let mut args = sql.args.clone();
+        args.extend([low, high, first_run, last_run].map(SqlValue::Integer));
+        Ok(RowQuery {
+            sql: sql.page_of_rows(&format!(
+                "{} ORDER BY {} LIMIT {}",
+                sql.where_sql(&bounds),
+                sql.id_order,
+                window.size
+            )),
+            args,
+        })
     }
 
     /// Counts a filter set's rows and notes its checkpoints, in one scan of the ids (or, when
