@@ -4,7 +4,9 @@
 //!   order): page N is `id BETWEEN a AND b`;
 //! - **filter set**: a filtered listing seeks to the checkpoint at or before its page, from what
 //!   one scan learnt of the filter set (its total, and the id of every 256th row), then skips
-//!   fewer than 256 rows;
+//!   fewer than 256 rows; where the set is an area or a CQL2 filter decided by run columns,
+//!   its runs from the checkpoint give the page's first and last ids, and only the rows
+//!   between them are read;
 //! - **offset**: a sorted listing (or a table whose ids are not 1..N) walks the sort's index
 //!   with LIMIT and OFFSET.
 
