@@ -155,9 +155,7 @@ mod tests {
                 easting: e,
                 northing: n,
             };
-            let (lon, lat) = from_grid(p);
-            let back = to_grid(lon, lat);
-            let err = (back.easting - e).abs().max((back.northing - n).abs());
+            let (back, err) = super::super::round_trip_error(p, from_grid, to_grid);
             assert!(
                 err < 0.001,
                 "{name}: {p:?} came back as {back:?}, {err} m off"
