@@ -113,7 +113,13 @@ impl Filter {
     fn of_expr(d: &'static Dataset, expr: &Expr, crs: Crs) -> Result<Filter, ApiError> {
         let translator = Translator { dataset: d, crs };
         let sql = translator.predicate(expr, true)?;
-        let canonical = expr.to_json().map_err(ApiError::internal)?;
+        // GeoJSON has no empty point, so a filter holding `POINT EMPTY` is keyed by its text;
+        // the `~` keeps the two forms apart, as no JSON starts with it.
+        let canonical = match (expr.to_json(), expr.to_text()) {
+            (Ok(json), _) => json,
+            (_, Ok(text)) => format!("~text {text}"),
+            _ => format!("~debug {expr:?}"),
+        };
         Ok(Filter {
             sql,
             key: format!("{crs:?} {canonical}"),
