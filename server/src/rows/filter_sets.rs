@@ -15,9 +15,42 @@ use crate::release::Release;
 pub struct FilterSet {
     pub total: i64,
     pub checkpoints: Vec<i64>,
+    /// Where the set is decided by its runs alone and they are few (at most [`RUNS_KEPT`]):
+    /// each run it keeps, in id order, so that a page finds its runs without a query.
+    pub runs: Option<Vec<KeptRun>>,
 }
 
 pub const CHECKPOINT_EVERY: i64 = 256;
+
+/// The most runs a filter set keeps (24 bytes each): a 30 km box's raw counts are about 1,600
+/// runs; a set of more finds its page's runs by a query from its checkpoint instead.
+pub const RUNS_KEPT: usize = 1 << 16;
+
+/// A run of a filter set: its rows' ids, and the position of its first row in the set.
+#[derive(Debug, Clone, Copy)]
+pub struct KeptRun {
+    pub first_id: i64,
+    pub last_id: i64,
+    pub position: i64,
+}
+
+impl FilterSet {
+    /// The runs holding the `size` rows from position `offset` on, and the first and last of
+    /// those rows' ids; `None` when the runs are not kept or the window is past the last row.
+    pub fn runs_of_window(&self, offset: i64, size: i64) -> Option<(Vec<i64>, i64, i64)> {
+        let runs = self.runs.as_ref()?;
+        let from = runs.partition_point(|r| r.position + (r.last_id - r.first_id) < offset);
+        let end = offset.saturating_add(size); // the position just past the window
+        let first = runs.get(from)?;
+        let low = first.first_id + (offset - first.position);
+        let (mut firsts, mut high) = (Vec::new(), low);
+        for run in runs[from..].iter().take_while(|r| r.position < end) {
+            firsts.push(run.first_id);
+            high = run.last_id.min(run.first_id + (end - run.position) - 1);
+        }
+        Some((firsts, low, high))
+    }
+}
 
 /// Filter sets are learnt once per release and kept; past the budget (`--filter-set-cache-mib`),
 /// the oldest half of the sets is forgotten so memory stays bounded whatever the clients ask.
@@ -37,7 +70,8 @@ struct FilterSetCache {
 
 /// The memory a set of this key holds in the cache.
 fn cost(key: &str, set: &FilterSet) -> usize {
-    SET_OVERHEAD_BYTES + 2 * key.len() + 8 * set.checkpoints.len()
+    let runs = set.runs.as_ref().map_or(0, Vec::len);
+    SET_OVERHEAD_BYTES + 2 * key.len() + 8 * set.checkpoints.len() + 24 * runs
 }
 
 impl FilterSets {
@@ -97,5 +131,37 @@ impl FilterSets {
             cache.order.push(key);
         }
         Ok(set)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs of ids 10-14, 20-22 and 40-49: positions 0-4, 5-7 and 8-17.
+    fn set() -> FilterSet {
+        let run = |first_id, last_id, position| KeptRun {
+            first_id,
+            last_id,
+            position,
+        };
+        FilterSet {
+            total: 18,
+            checkpoints: vec![10],
+            runs: Some(vec![run(10, 14, 0), run(20, 22, 5), run(40, 49, 8)]),
+        }
+    }
+
+    #[test]
+    fn a_window_is_found_in_its_runs() {
+        let set = set();
+        assert_eq!(set.runs_of_window(0, 5), Some((vec![10], 10, 14)));
+        assert_eq!(set.runs_of_window(3, 4), Some((vec![10, 20], 13, 21)));
+        assert_eq!(set.runs_of_window(5, 3), Some((vec![20], 20, 22)));
+        assert_eq!(set.runs_of_window(7, 100), Some((vec![20, 40], 22, 49)));
+        assert_eq!(set.runs_of_window(17, 1), Some((vec![40], 49, 49)));
+        assert_eq!(set.runs_of_window(18, 1), None);
+        let unkept = FilterSet { runs: None, ..set };
+        assert_eq!(unkept.runs_of_window(0, 1), None);
     }
 }

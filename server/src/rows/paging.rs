@@ -5,8 +5,8 @@
 //! - **filter set**: a filtered listing seeks to the checkpoint at or before its page, from what
 //!   one scan learnt of the filter set (its total, and the id of every 256th row), then skips
 //!   fewer than 256 rows; where the set is an area or a CQL2 filter decided by run columns,
-//!   its runs from the checkpoint give the page's first and last ids, and only the rows
-//!   between them are read;
+//!   the runs it keeps (learnt with it when they are few, else found from the checkpoint)
+//!   give the page's runs and its first and last ids, and only those rows are read;
 //! - **offset**: a sorted listing (or a table whose ids are not 1..N) walks the sort's index
 //!   with LIMIT and OFFSET.
 
@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use rusqlite::types::Value as SqlValue;
 
-use super::filter_sets::{FilterSet, FilterSets, CHECKPOINT_EVERY};
+use super::filter_sets::{FilterSet, FilterSets, KeptRun, CHECKPOINT_EVERY, RUNS_KEPT};
 use super::page::Page;
 use super::params::Condition;
 use super::plan::{Plan, Sql};
@@ -135,6 +135,7 @@ impl Pager<'_> {
             let nothing = FilterSet {
                 total: 0,
                 checkpoints: Vec::new(),
+                runs: None,
             };
             return Ok(Some(Arc::new(nothing)));
         }
@@ -191,7 +192,8 @@ impl Pager<'_> {
     /// box or a count point on raw counts): the runs it keeps from its checkpoint on, in id
     /// order, give the window's first and last ids, and the rows are read between them. Read
     /// the usual way, SQLite finds the runs by a filter's index, joins every row of them and
-    /// sorts them all before the LIMIT: 36,000 rows for a page of 1,000 in a 30 km box.
+    /// sorts them all before the LIMIT: 36,000 rows for a page of 1,000 in a 30 km box. When
+    /// the set kept its runs, they are not even looked for: the page's runs are read by key.
     fn window_of_runs(
         &self,
         conn: &rusqlite::Connection,
@@ -199,6 +201,9 @@ impl Pager<'_> {
         sql: &Sql,
         set: &FilterSet,
     ) -> Result<RowQuery, ApiError> {
+        if let Some(kept) = set.runs_of_window(window.offset, window.size) {
+            return Ok(rows_of_runs(sql, window, kept));
+        }
         let runs = self.request.dataset.runs_table().unwrap_or_default();
         let from_id = set.checkpoints[(window.offset / CHECKPOINT_EVERY) as usize];
         let query = format!(
@@ -261,6 +266,25 @@ impl Pager<'_> {
     }
 }
 
+/// The rows of a window from its runs as the filter set kept them (their first ids, and the
+/// window's first and last row ids): the runs by their key, then their rows by id, with no
+/// filter evaluated again and nothing sorted.
+fn rows_of_runs(sql: &Sql, window: Window, (firsts, low, high): (Vec<i64>, i64, i64)) -> RowQuery {
+    let firsts = serde_json::to_string(&firsts).unwrap_or_default();
+    RowQuery {
+        sql: sql.page_of_rows(&format!(
+            " WHERE u.first_id IN (SELECT value FROM json_each(?)) AND r.id BETWEEN ? AND ? \
+             ORDER BY {} LIMIT {}",
+            sql.id_order, window.size
+        )),
+        args: vec![
+            SqlValue::Text(firsts),
+            SqlValue::Integer(low),
+            SqlValue::Integer(high),
+        ],
+    }
+}
+
 /// A filter set from the runs it keeps: each run is an id range.
 fn learn_from_runs(
     conn: &rusqlite::Connection,
@@ -273,7 +297,7 @@ fn learn_from_runs(
     );
     let mut stmt = conn.prepare_cached(&query)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(sql.args.iter()))?;
-    let (mut total, mut checkpoints) = (0i64, Vec::new());
+    let (mut total, mut checkpoints, mut runs) = (0i64, Vec::new(), Some(Vec::new()));
     while let Some(row) = rows.next()? {
         let (first, last): (i64, i64) = (row.get(0)?, row.get(1)?);
         // The checkpoints that fall in this run: positions total..total+len.
@@ -282,9 +306,21 @@ fn learn_from_runs(
             checkpoints.push(first + (next - total));
             next += CHECKPOINT_EVERY;
         }
+        runs = runs.filter(|kept: &Vec<KeptRun>| kept.len() < RUNS_KEPT);
+        if let Some(kept) = runs.as_mut() {
+            kept.push(KeptRun {
+                first_id: first,
+                last_id: last,
+                position: total,
+            });
+        }
         total += last - first + 1;
     }
-    Ok(FilterSet { total, checkpoints })
+    Ok(FilterSet {
+        total,
+        checkpoints,
+        runs,
+    })
 }
 
 /// A filter set from one scan of the ids of its rows.
@@ -305,7 +341,11 @@ fn learn_from_rows(conn: &rusqlite::Connection, sql: &Sql) -> Result<FilterSet, 
         total += 1;
     }
     checkpoints.shrink_to_fit();
-    Ok(FilterSet { total, checkpoints })
+    Ok(FilterSet {
+        total,
+        checkpoints,
+        runs: None,
+    })
 }
 
 /// Ids are 1..N in file order: page N is an id range, as fast at any depth.
