@@ -12,7 +12,8 @@ milliseconds:
 - a page of 250 raw counts in a 10 km box, with its total, against the same page and total by
   a scan of every raw count row with its coordinates (`sqlite3` with the R*Tree unused), and
   against a plain filtered page of the same size (a local authority, also asked once each);
-- count points in a 10 km box, and the 10 nearest count points, against scans of count points;
+- count points in a 10 km box, and the 10 nearest count points, against scans of count points
+  (the nearest also asked many times in a row);
 - an OGC API items page of 1,000 features against a JSON API page of 1,000 records (when the
   server has /ogcapi);
 - `.geojson` of all count points: bytes, time, and the server's RSS before and after.
@@ -230,8 +231,14 @@ def run(conn, flat, base, proc):
         cp_sql.append(ms)
         assert sql_total == scan_total
         lon, lat = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
-        near.append(timed(lambda: fetch(f"{api}/count-points?filter%5Bnear%5D={lon:.6f},{lat:.6f},20000&page%5Bsize%5D=10"))[0])
-        near5.append(timed(lambda: fetch(f"{api}/count-points?filter%5Bnear%5D={lon:.6f},{lat + 0.001:.6f},5000&page%5Bsize%5D=10"))[0])
+        # Each radius asked first in every other round: the first to ask near a new point
+        # also reads that part of the file from disk.
+        nears = [
+            (near, f"{api}/count-points?filter%5Bnear%5D={lon:.6f},{lat:.6f},20000&page%5Bsize%5D=10"),
+            (near5, f"{api}/count-points?filter%5Bnear%5D={lon:.6f},{lat + 0.001:.6f},5000&page%5Bsize%5D=10"),
+        ]
+        for times, url in nears[:: 1 if i % 2 else -1]:
+            times.append(timed(lambda: fetch(url))[0])
         e, n = rng.choice(grid_points)
         near_scan.append(timed(lambda: scan_nearest(conn, e, n))[0])
     print(f"{ROUNDS} questions each, median ms (each a new box or point: every total counted)\n")
@@ -244,8 +251,26 @@ def run(conn, flat, base, proc):
     row("count points, 10 km box: the SQL alone", median_ms(cp_sql), median_ms(cp_scan), "SQLite full scan")
     row("count points, 10 nearest (within 20 km, all of them counted)", median_ms(near), median_ms(near_scan), "SQLite full scan")
     row("count points, 10 nearest (within 5 km, all of them counted)", median_ms(near5), median_ms(near_scan), "SQLite full scan")
+    nearest_in_a_row(conn, api, grid_points)
     ogc_against_api(api, base)
     geojson_memory(api, proc)
+
+
+def nearest_in_a_row(conn, api, grid_points):
+    """The 10 nearest again, each question asked 10 x ROUNDS times in a row rather than between
+    the other questions and their scans (whose reads push the server's pages out of the caches
+    that a service asked for many points in turn keeps warm): new centres each time, on the
+    server and in the scan alike, each a count point's own place."""
+    places = conn.execute("SELECT CAST(longitude AS REAL), CAST(latitude AS REAL) FROM count_points "
+                          "WHERE longitude IS NOT NULL AND easting IS NOT NULL ORDER BY id").fetchall()
+    ours, scans = [], []
+    for _ in range(10 * ROUNDS):
+        lon, lat = rng.choice(places)
+        ours.append(timed(lambda: fetch(f"{api}/count-points?filter%5Bnear%5D={lon:.6f},{lat:.6f},20000&page%5Bsize%5D=10"))[0])
+    for _ in range(ROUNDS):
+        e, n = rng.choice(grid_points)
+        scans.append(timed(lambda: scan_nearest(conn, e, n))[0])
+    row("count points, 10 nearest within 20 km, asked in a row", median_ms(ours), median_ms(scans), "SQLite full scan, in a row")
 
 
 def ogc_against_api(api, base):

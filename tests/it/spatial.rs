@@ -111,6 +111,12 @@ fn check_box(server: &TestServer, path: &str, rows: &[Place], b: [f64; 4]) {
         expected.len() as i64,
         "{path} {b:?}"
     );
+    // A page deep in the listing: it is found from the runs the box keeps (raw counts).
+    let page: Vec<i64> = (page_ids(server, path, &filter, 3, 2).into_iter())
+        .map(|r| r.0)
+        .collect();
+    let expected_page: Vec<i64> = expected.iter().skip(3).take(3).copied().collect();
+    assert_eq!(page, expected_page, "{path} {b:?}: page 2 of 3");
 }
 
 /// A radius's listing equals the rows within it, nearest first (ties by id), each with its
@@ -134,6 +140,30 @@ fn check_near(server: &TestServer, path: &str, rows: &[Place], lon: f64, lat: f6
         assert_eq!(*distance, Some(metres), "{path} id {id}");
     }
     assert_eq!(total(server, path, &filter), expected.len() as i64);
+    // A page deep in the listing: count points are found and paged otherwise than its CSV.
+    let page = page_ids(server, path, &filter, 3, 2);
+    let expected_page: Vec<(i64, Option<f64>)> = (got.iter().skip(3).take(3).copied()).collect();
+    assert_eq!(
+        page, expected_page,
+        "{path} near {lon},{lat},{r}: page 2 of 3"
+    );
+}
+
+/// The ids and distances of a page of a listing.
+fn page_ids(
+    server: &TestServer,
+    path: &str,
+    filter: &str,
+    size: u32,
+    number: u32,
+) -> Vec<(i64, Option<f64>)> {
+    let url = format!("/api/{path}?fields=id&page%5Bsize%5D={size}&page%5Bnumber%5D={number}");
+    let reply = get(server, &format!("{url}&{filter}"));
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let records = reply.json()["data"].as_array().cloned().unwrap_or_default();
+    (records.iter())
+        .map(|r| (r["id"].as_i64().unwrap(), r["distance_m"].as_f64()))
+        .collect()
 }
 
 /// Boxes and points that test the edges: around real points, touching them exactly, empty,
