@@ -31,6 +31,56 @@ fn the_deepest_filters_taken_parse_in_a_small_stack() {
     assert!(too_deep.unwrap().contains("nested too deep"));
 }
 
+/// The worst filters parsed on a thread's own stack (short, shallow) parse in a thread of
+/// [`SHALLOW_STACK`], in a debug build: long chains of operators, every level taken.
+#[test]
+fn short_shallow_filters_parse_in_the_stack_left_to_them() {
+    let nested = |n: usize, inner: &str| format!("{}{inner}{}", "(".repeat(n), ")".repeat(n));
+    let chain = |op: &str, n: usize| vec!["year = 1"; n].join(op);
+    let json_and = |n: usize| {
+        let args = vec![r#"{"op":"=","args":[{"property":"year"},1]}"#; n].join(",");
+        format!(r#"{{"op":"and","args":[{{"op":"or","args":[{args}]}},{args}]}}"#)
+    };
+    let worst = [
+        (Lang::Text, nested(SHALLOW_LEVELS, &chain(" AND ", 18))),
+        (Lang::Text, chain(" OR ", 20)),
+        (
+            Lang::Text,
+            format!("{}year = 1", "NOT ".repeat(SHALLOW_LEVELS)),
+        ),
+        (
+            Lang::Text,
+            format!("year = {}1", "- ".repeat(SHALLOW_LEVELS)),
+        ),
+        (Lang::Text, format!("year = {}", vec!["1"; 9].join("+"))),
+        (
+            Lang::Text,
+            format!("{}road_name LIKE 'A%'{}", "(".repeat(8), ")".repeat(8)),
+        ),
+        (
+            Lang::Text,
+            format!("year IN ({})", vec!["1"; 100].join(",")),
+        ),
+        (Lang::Json, json_and(2)),
+    ];
+    for (lang, text) in &worst {
+        assert!(text.len() <= SHALLOW_BYTES, "{}", text.len());
+        assert!(
+            within_limits(text, *lang).unwrap() <= SHALLOW_LEVELS,
+            "{text}"
+        );
+    }
+    let handle = std::thread::Builder::new()
+        .stack_size(SHALLOW_STACK)
+        .spawn(move || {
+            (worst.iter())
+                .map(|(lang, t)| Filter::read(&RAW_COUNTS, t, *lang, Crs::Crs84).is_ok())
+                .collect::<Vec<bool>>()
+        })
+        .unwrap();
+    assert_eq!(handle.join().unwrap(), [true; 8]);
+}
+
 /// What the parser gives up on, soon: each parenthesis it backtracks into doubles its work;
 /// and the longest and most intricate texts taken, which it reads within its steps.
 #[test]
