@@ -52,15 +52,12 @@ fn short_shallow_filters_parse_in_the_stack_left_to_them() {
             Lang::Text,
             format!("year = {}1", "- ".repeat(SHALLOW_LEVELS)),
         ),
-        (Lang::Text, format!("year = {}", vec!["1"; 9].join("+"))),
+        (Lang::Text, format!("year = {}", ["1"; 9].join("+"))),
         (
             Lang::Text,
             format!("{}road_name LIKE 'A%'{}", "(".repeat(8), ")".repeat(8)),
         ),
-        (
-            Lang::Text,
-            format!("year IN ({})", vec!["1"; 100].join(",")),
-        ),
+        (Lang::Text, format!("year IN ({})", ["1"; 100].join(","))),
         (Lang::Json, json_and(2)),
     ];
     for (lang, text) in &worst {
