@@ -164,9 +164,7 @@ impl Pager<'_> {
                 " WHERE r.id IN (SELECT value FROM json_each(?)) ORDER BY {} LIMIT {}",
                 sql.order, window.size
             )),
-            args: vec![SqlValue::Text(
-                serde_json::to_string(&ids).unwrap_or_default(),
-            )],
+            args: vec![ids_as_json(&ids)],
         };
         Ok(Some((total, Some(query))))
     }
@@ -313,7 +311,9 @@ impl Pager<'_> {
                     Some(found) => found,
                     None => runs_found(conn, &runs, sql)?,
                 };
-                Ok(set_of_runs(found))
+                // Runs are kept only where pages are read by them: an equality's runs lie
+                // together, and its pages seek from a checkpoint (`window`).
+                Ok(set_of_runs(found, self.scattered()))
             }
             _ => learn_from_rows(conn, sql),
         }
@@ -345,7 +345,6 @@ impl Pager<'_> {
 /// window's first and last row ids): the runs by their key, then their rows by id, with no
 /// filter evaluated again and nothing sorted.
 fn rows_of_runs(sql: &Sql, window: Window, (firsts, low, high): (Vec<i64>, i64, i64)) -> RowQuery {
-    let firsts = serde_json::to_string(&firsts).unwrap_or_default();
     RowQuery {
         sql: sql.page_of_rows(&format!(
             " WHERE u.first_id IN (SELECT value FROM json_each(?)) AND r.id BETWEEN ? AND ? \
@@ -353,11 +352,17 @@ fn rows_of_runs(sql: &Sql, window: Window, (firsts, low, high): (Vec<i64>, i64, 
             sql.id_order, window.size
         )),
         args: vec![
-            SqlValue::Text(firsts),
+            ids_as_json(&firsts),
             SqlValue::Integer(low),
             SqlValue::Integer(high),
         ],
     }
+}
+
+/// Ids as one argument, a JSON array, for `IN (SELECT value FROM json_each(?))`: one statement,
+/// prepared once, for any number of them.
+fn ids_as_json(ids: &[i64]) -> SqlValue {
+    SqlValue::Text(serde_json::to_string(ids).unwrap_or_default())
 }
 
 /// The runs a filter set decided by run columns keeps, in id order. They are sorted here, not
@@ -378,10 +383,12 @@ fn runs_found(conn: &rusqlite::Connection, runs: &str, sql: &Sql) -> Result<Vec<
     Ok(found)
 }
 
-/// A filter set from the runs it keeps, in id order: each run is an id range.
-fn set_of_runs(found: Vec<RunIds>) -> FilterSet {
+/// A filter set from the runs it keeps, in id order: each run is an id range. The runs are
+/// kept with it when `keep_runs` and they are at most [`RUNS_KEPT`].
+fn set_of_runs(found: Vec<RunIds>, keep_runs: bool) -> FilterSet {
     let (mut total, mut checkpoints) = (0i64, Vec::new());
-    let mut kept = Vec::with_capacity(found.len().min(RUNS_KEPT));
+    let keep_runs = keep_runs && found.len() <= RUNS_KEPT;
+    let mut kept = Vec::with_capacity(if keep_runs { found.len() } else { 0 });
     for (first, last) in found {
         // The checkpoints that fall in this run: positions total..total+len.
         let mut next = (total + CHECKPOINT_EVERY - 1) / CHECKPOINT_EVERY * CHECKPOINT_EVERY;
@@ -389,17 +396,19 @@ fn set_of_runs(found: Vec<RunIds>) -> FilterSet {
             checkpoints.push(first + (next - total));
             next += CHECKPOINT_EVERY;
         }
-        kept.push(KeptRun {
-            first_id: first,
-            last_id: last,
-            position: total,
-        });
+        if keep_runs {
+            kept.push(KeptRun {
+                first_id: first,
+                last_id: last,
+                position: total,
+            });
+        }
         total += last - first + 1;
     }
     FilterSet {
         total,
         checkpoints,
-        runs: (kept.len() <= RUNS_KEPT).then_some(kept),
+        runs: keep_runs.then_some(kept),
     }
 }
 
