@@ -43,6 +43,67 @@ impl Dataset {
     }
 }
 
+/// A measure made of a record's columns rather than stored: traffic over a road link in a
+/// year, DfT's own method for major roads (`all_motor_vehicles` x the link's length x the
+/// days in the year, 366 in a leap year). Summed exactly: each record's value is an integer
+/// of thousandths (the lengths are published to two decimals), written back as a decimal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DerivedMeasure {
+    /// The summary's measure name (`sum=vehicle_km`).
+    pub name: &'static str,
+    /// The daily count multiplied.
+    pub count: &'static str,
+    /// The link length (decimal text) multiplied.
+    pub length: &'static str,
+    /// The tables whose counts are daily flows over a link (not hourly counts, not totals
+    /// already in vehicle-miles): the AADF tables.
+    pub tables: &'static [&'static str],
+}
+
+/// Every derived measure; a dataset has those whose columns it stores (`derived_measures`).
+pub const DERIVED_MEASURES: [DerivedMeasure; 2] = [
+    DerivedMeasure {
+        name: "vehicle_km",
+        count: "all_motor_vehicles",
+        length: "link_length_km",
+        tables: DAILY_FLOWS,
+    },
+    DerivedMeasure {
+        name: "vehicle_miles",
+        count: "all_motor_vehicles",
+        length: "link_length_miles",
+        tables: DAILY_FLOWS,
+    },
+];
+
+const DAILY_FLOWS: &[&str] = &["aadf", "aadf_by_direction"];
+
+/// A derived measure's thousandths per unit: its values are integers of this many a unit.
+pub const DERIVED_SCALE: i64 = 1_000;
+
+impl DerivedMeasure {
+    /// A record's value in thousandths, as SQL over its columns at `alias` (`r`): null where
+    /// the count, the length or the year is.
+    pub fn thousandths_sql(&self, alias: &str) -> String {
+        let (count, length) = (self.count, self.length);
+        format!(
+            "({alias}.{count} * CAST(round(CAST(NULLIF({alias}.{length}, '') AS REAL) * {DERIVED_SCALE}) AS INTEGER) \
+             * (CASE WHEN {alias}.year % 400 = 0 OR ({alias}.year % 4 = 0 AND {alias}.year % 100 <> 0) \
+             THEN 366 ELSE 365 END))"
+        )
+    }
+}
+
+impl Dataset {
+    /// Its derived measures: vehicle-km and -miles of the AADF tables.
+    pub fn derived_measures(&self) -> impl Iterator<Item = &'static DerivedMeasure> + '_ {
+        let stored = |name: &str| self.column(name).is_some_and(|c| c.stored);
+        DERIVED_MEASURES.iter().filter(move |m| {
+            m.tables.contains(&self.table) && stored(m.count) && stored(m.length) && stored("year")
+        })
+    }
+}
+
 fn is_measure(c: &Column) -> bool {
     let numeric = matches!(c.ty, ValueType::Integer | ValueType::Number);
     numeric && matches!(c.domain, Domain::Count | Domain::Decimal { .. })
@@ -127,5 +188,30 @@ mod tests {
         assert_eq!(COUNT_POINTS.measure_columns().count(), 0);
         let facets: Vec<&str> = RAW_COUNTS.facet_columns().map(|c| c.name).collect();
         assert!(facets.contains(&"hour") && !facets.contains(&"id"));
+    }
+
+    #[test]
+    fn vehicle_km_is_exact_thousandths_with_leap_years() {
+        let with: Vec<&str> = (DATASETS.iter())
+            .filter(|d| d.derived_measures().count() == 2)
+            .map(|d| d.table)
+            .collect();
+        assert_eq!(with, ["aadf_by_direction", "aadf"]);
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        let km = &super::DERIVED_MEASURES[0];
+        let sql = format!(
+            "SELECT {} FROM (SELECT ?1 AS all_motor_vehicles, ?2 AS link_length_km, ?3 AS year) r",
+            km.thousandths_sql("r")
+        );
+        let value = |amv: i64, len: Option<&str>, year: i64| -> Option<i64> {
+            db.query_row(&sql, rusqlite::params![amv, len, year], |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!(value(11311, Some("1.10"), 2019), Some(11311 * 1100 * 365));
+        assert_eq!(value(2, Some("0.30"), 2020), Some(2 * 300 * 366));
+        assert_eq!(value(2, Some("0.30"), 1900), Some(2 * 300 * 365));
+        assert_eq!(value(2, Some("0.30"), 2000), Some(2 * 300 * 366));
+        assert_eq!(value(5, None, 2019), None);
+        assert_eq!(value(5, Some(""), 2019), None);
     }
 }
