@@ -9,11 +9,13 @@
 //! - `store`: the set in the mirror's SQLite file (`area_sets`, `areas`,
 //!   `area_count_points`), written, listed, read and dropped;
 //! - `membership`: which count points each area holds (contains or touches: a point on a
-//!   shared edge is in both), exactly, in the set's own coordinates.
+//!   shared edge is in both), exactly, in the set's own coordinates;
+//! - `totals`: each AADF table's totals by set, area and year, kept beside the set.
 
 pub mod membership;
 pub mod read;
 pub mod store;
+pub mod totals;
 
 pub use membership::{Membership, Place};
 pub use read::{read_boundaries, BoundaryError, Fields};
