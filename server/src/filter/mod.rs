@@ -28,9 +28,10 @@ use translate::Translator;
 
 /// The longest filter taken, in bytes.
 pub const MAX_BYTES: usize = 16 * 1024;
-/// The characters a description promises a filter may have: any of them, URL-encoded, may take
-/// 12 bytes of the request line, which the HTTP layer caps at 64 KB (beyond it, a bare 400 or
-/// 431 before the server reads the query).
+/// The characters a filter may have, as the descriptions say (`maxLength`): any of them,
+/// URL-encoded, may take 12 bytes of the request line, which the HTTP layer caps at 64 KB
+/// (beyond it, a bare 400 or 431 before the server reads the query). More is a 400, even
+/// blanks (which alone would be no filter), so that the answer keeps the description's word.
 pub const MAX_CHARACTERS_IN_A_URL: usize = 4096;
 /// The deepest nesting taken (parentheses in cql2-text, operations in cql2-json).
 pub const MAX_DEPTH: usize = 64;
@@ -209,6 +210,15 @@ pub fn asked(
             ))
         })?,
     };
+    if let Some(long) = text.filter(|t| t.chars().count() > MAX_CHARACTERS_IN_A_URL) {
+        // Blank or not: the description promises no more, and a client sending more has a bug.
+        return Err(bad(format!(
+            "it is {} characters, {} bytes long; at most {MAX_CHARACTERS_IN_A_URL} characters \
+             and {MAX_BYTES} bytes are taken",
+            long.chars().count(),
+            long.len()
+        )));
+    }
     let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
         return Ok(None);
     };

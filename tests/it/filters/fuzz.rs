@@ -86,6 +86,8 @@ fn bad_filters_are_refused_with_what_and_where() {
     refused(server, "/raw-counts", grid, "cql2-text", Some(BNG));
     let long = format!("year = 1{}", " OR year = 2".repeat(1500));
     assert!(text(&long).contains("bytes long"));
+    // Blanks alone are no filter, but not beyond the characters the description allows.
+    assert!(text(&"\u{c}".repeat(5000)).contains("5000 characters"));
     let deep = format!("{}year = 1{}", "(".repeat(2000), ")".repeat(2000));
     assert!(text(&deep).contains("nested too deep"));
     text(&format!("{}year = 1{}", "(".repeat(65), ")".repeat(65)));
