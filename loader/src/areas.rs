@@ -229,7 +229,16 @@ mod tests {
         for good in ["zones", "a", "wards_2023", &format!("a{}", "b".repeat(63))] {
             assert!(super::check_name(good).is_ok(), "{good}");
         }
-        for bad in ["", "Zones", "2024", "_a", "a-b", "a b", "é", &"a".repeat(65)] {
+        for bad in [
+            "",
+            "Zones",
+            "2024",
+            "_a",
+            "a-b",
+            "a b",
+            "é",
+            &"a".repeat(65),
+        ] {
             assert!(super::check_name(bad).is_err(), "{bad}");
         }
     }

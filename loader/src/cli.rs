@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::fetch::{self, FetchOptions, Show};
 use crate::areas;
+use crate::fetch::{self, FetchOptions, Show};
 use crate::{self as load, diff, LoadError, LoadOptions, LoadReport};
 
 /// Load DfT road traffic CSV files (plain, zipped, or directories of them) into one indexed

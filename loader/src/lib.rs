@@ -48,8 +48,8 @@ use roadtraffic_catalog::{self as catalog, Dataset};
 pub use roadtraffic_releases::diff;
 
 pub use error::{
-    AreaError, DiffError, FetchError, FileRefusal, InputError, LoadError, Refusal, Refusals, ReleaseError,
-    TargetError,
+    AreaError, DiffError, FetchError, FileRefusal, InputError, LoadError, Refusal, Refusals,
+    ReleaseError, TargetError,
 };
 pub use keep::{drop_release, list as list_releases};
 pub use options::{LoadOptions, DEFAULT_MAX_RECORD_BYTES};
