@@ -13,9 +13,9 @@ use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{RTree, AABB};
 use rusqlite::types::ValueRef;
 
-use roadtraffic_catalog::places::{Places, EASTING, LATITUDE, LONGITUDE, NORTHING, PLACE_KEY};
+use roadtraffic_catalog::places::{Places, INDEX_TABLE, PLACE_KEY};
 
-use crate::table_exists;
+use crate::set::table_exists;
 use crate::{AreaSet, SetCrs};
 
 /// A count point where the release puts it.
@@ -30,6 +30,11 @@ pub struct Place {
 
 /// Every count point of the release in `conn` (a file built by the loader), of any dataset:
 /// where the `count_points` table puts it, else where the first of its other records does.
+///
+/// The count points of every dataset are those of the spatial index (`places`, a few tens of
+/// thousands of rows): only those the `count_points` table lacks are looked up, each by its
+/// first record, through the count point index of each other table. A file without the index
+/// is read table by table.
 pub fn release_places(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<Place>> {
     let mut datasets: Vec<Places> = (roadtraffic_catalog::DATASETS.iter())
         .filter_map(|d| Places::of(d))
@@ -38,31 +43,92 @@ pub fn release_places(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<Place
     datasets.sort_by_key(|p| !p.key_is_id());
     let mut seen = HashSet::new();
     let mut places = Vec::new();
-    for p in datasets {
-        let (table, id) = match p.in_runs {
-            true => (p.dataset.runs_table().expect("runs"), "first_id"),
-            false => (p.dataset.table.to_string(), "id"),
-        };
-        if !table_exists(conn, &table)? {
+    let (own, others) = datasets
+        .split_first()
+        .expect("the count points have places");
+    let indexed = table_exists(conn, INDEX_TABLE)?;
+    for p in std::iter::once(own).chain(if indexed { &[][..] } else { others }) {
+        let Some((table, id)) = place_table(conn, p)? else {
             continue;
-        }
+        };
         // SQLite's bare columns of a min(): the values of the row holding the minimum.
         let sql = format!(
-            "SELECT {PLACE_KEY}, {LONGITUDE}, {LATITUDE}, {EASTING}, {NORTHING}, min({id}) \
-             FROM {table} WHERE {PLACE_KEY} IS NOT NULL GROUP BY {PLACE_KEY}"
+            "SELECT {PLACE_KEY}, {COORDINATES}, min({id}) FROM {table} \
+             WHERE {PLACE_KEY} IS NOT NULL GROUP BY {PLACE_KEY}"
         );
         let mut stmt = conn.prepare(&sql)?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let count_point_id: i64 = r.get(0)?;
             if seen.insert(count_point_id) {
-                places.push(Place {
-                    count_point_id,
-                    longitude: number(r.get_ref(1)?),
-                    latitude: number(r.get_ref(2)?),
-                    easting: number(r.get_ref(3)?),
-                    northing: number(r.get_ref(4)?),
-                });
+                places.push(place(count_point_id, r, 1)?);
+            }
+        }
+    }
+    if indexed {
+        let missing = unseen_in_index(conn, &seen)?;
+        places.extend(first_records(conn, others, &missing)?);
+    }
+    Ok(places)
+}
+
+const COORDINATES: &str = "longitude, latitude, easting, northing";
+
+/// The table holding a dataset's coordinates and its id column, if the file has it.
+fn place_table(
+    conn: &rusqlite::Connection,
+    p: &Places,
+) -> rusqlite::Result<Option<(String, &'static str)>> {
+    let (table, id) = match p.in_runs {
+        true => (p.dataset.runs_table().expect("runs"), "first_id"),
+        false => (p.dataset.table.to_string(), "id"),
+    };
+    Ok(table_exists(conn, &table)?.then_some((table, id)))
+}
+
+fn place(count_point_id: i64, r: &rusqlite::Row, from: usize) -> rusqlite::Result<Place> {
+    Ok(Place {
+        count_point_id,
+        longitude: number(r.get_ref(from)?),
+        latitude: number(r.get_ref(from + 1)?),
+        easting: number(r.get_ref(from + 2)?),
+        northing: number(r.get_ref(from + 3)?),
+    })
+}
+
+/// The count points of the spatial index not in `seen`, ascending.
+fn unseen_in_index(conn: &rusqlite::Connection, seen: &HashSet<i64>) -> rusqlite::Result<Vec<i64>> {
+    let sql = format!("SELECT DISTINCT count_point_id FROM {INDEX_TABLE} ORDER BY 1");
+    let mut stmt = conn.prepare(&sql)?;
+    let ids = stmt.query_map([], |r| r.get::<_, Option<i64>>(0))?;
+    let mut missing = Vec::new();
+    for id in ids {
+        missing.extend(id?.filter(|id| !seen.contains(id)));
+    }
+    Ok(missing)
+}
+
+/// Each count point where the first record of the first of `datasets` holding it puts it.
+fn first_records(
+    conn: &rusqlite::Connection,
+    datasets: &[Places],
+    ids: &[i64],
+) -> rusqlite::Result<Vec<Place>> {
+    let mut lookups = Vec::new();
+    for p in datasets {
+        if let Some((table, id)) = place_table(conn, p)? {
+            lookups.push(conn.prepare(&format!(
+                "SELECT {COORDINATES} FROM {table} WHERE {PLACE_KEY} = ?1 ORDER BY {id} LIMIT 1"
+            ))?);
+        }
+    }
+    let mut places = Vec::new();
+    for &count_point_id in ids {
+        for stmt in &mut lookups {
+            let mut rows = stmt.query([count_point_id])?;
+            if let Some(r) = rows.next()? {
+                places.push(place(count_point_id, r, 0)?);
+                break;
             }
         }
     }
@@ -253,5 +319,16 @@ mod tests {
         );
         assert_eq!(places[2].latitude, None);
         assert_eq!(places.len(), 3);
+        // With the spatial index, the same places, found through it.
+        conn.execute_batch(roadtraffic_catalog::places::CREATE_INDEX)
+            .unwrap();
+        for id in [10, 20, 30] {
+            let insert = roadtraffic_catalog::places::INSERT_PLACE;
+            conn.execute(insert, rusqlite::params![0.0, 0.0, 0.0, 0.0, id])
+                .unwrap();
+        }
+        let mut indexed = release_places(&conn).unwrap();
+        indexed.sort_by_key(|p| p.count_point_id);
+        assert_eq!(indexed, places);
     }
 }

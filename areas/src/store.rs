@@ -48,7 +48,7 @@ pub fn create_tables(conn: &Connection) -> rusqlite::Result<()> {
 
 /// Whether the file has the area tables.
 pub fn has_tables(conn: &Connection) -> rusqlite::Result<bool> {
-    crate::table_exists(conn, "area_sets")
+    crate::set::table_exists(conn, "area_sets")
 }
 
 /// Writes a set (replacing none: a name already stored is the caller's to refuse).
