@@ -134,10 +134,7 @@ fn features(
             .map(|i| i + 1)
     };
     let geometry = at(&layer.column);
-    let id_at = match &fields.id {
-        Some(f) => Some(at(f)),
-        None => None,
-    };
+    let id_at = fields.id.as_deref().map(at);
     let name_at = at(fields.name.as_deref().unwrap_or("name"));
     let mut rows = stmt.query([])?;
     let mut out = Vec::new();
