@@ -7,7 +7,7 @@ use roadtraffic_catalog::{Column, Dataset};
 use crate::error::ApiError;
 use crate::query::php::{self, Param, Params};
 use crate::query::Query;
-use crate::rows::{conditions_key, Condition};
+use crate::rows::{conditions_key, AreaLookup, Condition};
 use crate::rows::{sort_keys, sorts_not_allowed};
 
 /// Values listed per facet when `facet_size` is not given.
@@ -178,7 +178,11 @@ impl Facets {
         format!("facets of {rows}: {} ({})", columns.join(","), self.size)
     }
 
-    pub fn parse(d: &'static Dataset, query: &Query) -> Result<Self, ApiError> {
+    pub fn parse(
+        d: &'static Dataset,
+        query: &Query,
+        areas: &dyn AreaLookup,
+    ) -> Result<Self, ApiError> {
         let allowed: Vec<&'static Column> = d.facet_columns().collect();
         let names: Vec<&str> = allowed.iter().map(|c| c.name).collect();
         let asked = listed(query, "facet", &names)?.ok_or_else(|| {
@@ -189,7 +193,7 @@ impl Facets {
         })?;
         Ok(Facets {
             dataset: d,
-            conditions: crate::rows::conditions(d, query)?,
+            conditions: crate::rows::conditions(d, query, areas)?,
             columns: columns_of("facet", &asked, &allowed, "")?,
             size: whole(query, "facet_size", MAX_FACET_SIZE)?.unwrap_or(DEFAULT_FACET_SIZE),
         })
@@ -197,7 +201,11 @@ impl Facets {
 }
 
 impl Summary {
-    pub fn parse(d: &'static Dataset, query: &Query) -> Result<Self, ApiError> {
+    pub fn parse(
+        d: &'static Dataset,
+        query: &Query,
+        areas: &dyn AreaLookup,
+    ) -> Result<Self, ApiError> {
         let groupable: Vec<&'static Column> = d.facet_columns().collect();
         let names: Vec<&str> = groupable.iter().map(|c| c.name).collect();
         let group_by = match listed(query, "group_by", &names)? {
@@ -213,7 +221,7 @@ impl Summary {
         let measures = measures(d, query)?;
         let mut summary = Summary {
             dataset: d,
-            conditions: crate::rows::conditions(d, query)?,
+            conditions: crate::rows::conditions(d, query, areas)?,
             group_by,
             measures,
             sort: Vec::new(),

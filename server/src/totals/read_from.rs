@@ -76,7 +76,10 @@ fn filters_within(conditions: &[Condition], columns: &[&str]) -> bool {
     conditions.iter().all(|c| match c {
         Condition::In(col, _) => columns.contains(&col.name),
         Condition::Nothing => true,
-        Condition::Within(..) | Condition::Range(_) | Condition::Cql2(_) => false,
+        Condition::Within(..)
+        | Condition::Range(_)
+        | Condition::Cql2(_)
+        | Condition::InAreas(..) => false,
     })
 }
 
