@@ -9,7 +9,11 @@
 //! `DerivedMeasure::thousandths_sql`), `PRIMARY KEY (set_name, area_id, year)`. A record in
 //! several areas of a set (on a shared edge) counts in each.
 
-use roadtraffic_catalog::Dataset;
+use roadtraffic_catalog::totals::{stat_column, STATS};
+use roadtraffic_catalog::{Dataset, ValueType};
+use rusqlite::Connection;
+
+use crate::store::table_exists;
 
 /// The datasets that have a table of totals by area.
 pub fn datasets() -> impl Iterator<Item = &'static Dataset> {
@@ -26,13 +30,86 @@ pub fn table(d: &Dataset) -> String {
 
 /// The statement that makes the table, if not there.
 pub fn create_sql(d: &Dataset) -> String {
-    let _ = d;
-    unimplemented!("issue 35: the areas crate's totals")
+    let mut columns = vec![
+        "set_name TEXT NOT NULL".to_string(),
+        "area_id TEXT NOT NULL".into(),
+        "year INTEGER NOT NULL".into(),
+        "records INTEGER NOT NULL".into(),
+    ];
+    for m in d.measure_columns() {
+        let ty = match m.ty {
+            ValueType::Integer => "INTEGER",
+            _ => "REAL",
+        };
+        columns.extend(
+            STATS
+                .iter()
+                .map(|s| format!("{} {ty}", stat_column(s, m.name))),
+        );
+    }
+    for m in d.derived_measures() {
+        columns.extend(
+            STATS
+                .iter()
+                .map(|s| format!("{} INTEGER", stat_column(s, m.name))),
+        );
+    }
+    format!(
+        "CREATE TABLE IF NOT EXISTS {} ({}, PRIMARY KEY (set_name, area_id, year)) WITHOUT ROWID",
+        table(d),
+        columns.join(", ")
+    )
 }
 
 /// The statement that fills the table for one set (`?1`, its name) from the dataset's table
 /// and `area_count_points`.
 pub fn fill_sql(d: &Dataset) -> String {
-    let _ = d;
-    unimplemented!("issue 35: the areas crate's totals")
+    let mut inner = vec!["a.area_id".to_string(), "r.year".into()];
+    let mut stats = vec![
+        "?1".to_string(),
+        "area_id".into(),
+        "year".into(),
+        "count(*)".into(),
+    ];
+    for m in d.measure_columns() {
+        inner.push(format!("r.{}", m.name));
+        stats.extend(STATS.iter().map(|s| format!("{s}({})", m.name)));
+    }
+    for m in d.derived_measures() {
+        inner.push(format!("{} AS {}", m.thousandths_sql("r"), m.name));
+        stats.extend(STATS.iter().map(|s| format!("{s}({})", m.name)));
+    }
+    format!(
+        "INSERT INTO {} SELECT {} FROM (SELECT {} FROM area_count_points a JOIN {} r \
+         ON r.count_point_id = a.count_point_id WHERE a.set_name = ?1 AND r.year IS NOT NULL) \
+         GROUP BY area_id, year",
+        table(d),
+        stats.join(", "),
+        inner.join(", "),
+        d.table
+    )
+}
+
+/// Makes (if need be) and fills every table of totals by area for the set `name`, from the
+/// file's `area_count_points`; datasets whose table the file lacks are passed over.
+pub fn fill(conn: &Connection, name: &str) -> rusqlite::Result<()> {
+    for d in datasets() {
+        if !table_exists(conn, d.table)? {
+            continue;
+        }
+        conn.execute(&create_sql(d), [])?;
+        conn.execute(&fill_sql(d), [name])?;
+    }
+    Ok(())
+}
+
+/// Removes the set `name`'s rows from every table of totals by area.
+pub fn forget(conn: &Connection, name: &str) -> rusqlite::Result<()> {
+    for d in datasets() {
+        let t = table(d);
+        if table_exists(conn, &t)? {
+            conn.execute(&format!("DELETE FROM {t} WHERE set_name = ?1"), [name])?;
+        }
+    }
+    Ok(())
 }
