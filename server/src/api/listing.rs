@@ -50,7 +50,13 @@ impl ListingAsked {
     /// repetitions, empty values and, where nothing is written back, order.
     pub fn key(&self) -> String {
         let asked = match &self.rows.reading {
-            Reading::Page(number, _) => format!("?{}", php::page_query(&self.params, number)),
+            // An area set named by the parameters is known by its version too: replaced in
+            // the latest file, it changes an older release's answer.
+            Reading::Page(number, _) => format!(
+                "?{}{}",
+                php::page_query(&self.params, number),
+                self.rows.area_key()
+            ),
             _ => self.rows.key(),
         };
         format!("{} {:?} {:?} {asked}", self.url, self.form, self.envelope)

@@ -128,6 +128,17 @@ impl Rows {
         }
     }
 
+    /// The versions of the area sets its filters name (empty when none): what its
+    /// parameters do not say of it.
+    pub fn area_key(&self) -> String {
+        (self.conditions.iter())
+            .filter_map(|c| match c {
+                Condition::InAreas(_, areas) => Some(format!(" {}", areas.key())),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The rows in one canonical form: the same rows in the same order give the same text,
     /// whatever the order, encoding, letter case or repetition of the parameters that asked
     /// for them (the key of an answer that writes nothing else of its request).

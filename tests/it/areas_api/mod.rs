@@ -390,7 +390,13 @@ fn a_replaced_set_changes_the_tags_of_its_answers() {
     let replaced = copy_with_sets(sample_db(), &[("places", &fewer_file)]);
     std::fs::rename(&replaced, &served).unwrap();
     wait_for("the replaced file served", || {
-        get(&server, "/api/areas").json()[0]["sha256"] != sha256_of(&regions).as_str()
+        let sets = get(&server, "/api/areas").json();
+        let places = sets
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["set"] == "places");
+        places.unwrap()["sha256"] != sha256_of(&regions).as_str()
     });
     let after = tags(&server);
     for ((path, a), b) in paths.iter().zip(&after).zip(&before) {

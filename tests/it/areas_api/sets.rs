@@ -1,10 +1,6 @@
-//! Area sets added to a copy of a loaded file, as `roadtraffic-load areas add` stores them:
-//! through the areas crate's own reader, store, membership and totals (a test-only stand-in
-//! until the loader's command is merged, then the same steps through it).
+//! Area sets added to a copy of a loaded file by the loader's `roadtraffic-load areas add`.
 
 use std::path::{Path, PathBuf};
-
-use roadtraffic_areas::{membership, read_boundaries, store, totals, Fields, Membership};
 
 use crate::support::*;
 
@@ -13,23 +9,11 @@ pub fn boundaries(file: &str) -> Option<PathBuf> {
     shared(&format!("data/areas/{file}"), "the checks of area sets")
 }
 
-/// Adds the set `name` from `file` (ids `code`, names `name`) to the file at `db`.
+/// Adds the set `name` from `file` (ids `code`, names `name`) to the file at `db`, with the
+/// loader's `areas add`.
 pub fn add_set(db: &Path, name: &str, file: &Path) {
-    let fields = Fields {
-        id: Some("code".into()),
-        name: Some("name".into()),
-        ..Fields::default()
-    };
-    let set = read_boundaries(file, name, &fields).expect("a valid boundary file");
-    let conn = rusqlite::Connection::open(db).unwrap();
-    store::create_tables(&conn).unwrap();
-    store::drop_set(&conn, name).unwrap();
-    totals::forget(&conn, name).unwrap();
-    store::write_set(&conn, &set, "2026-01-01T00:00:00Z").unwrap();
-    let places = membership::release_places(&conn).unwrap();
-    let members = Membership::assign(&set, &places);
-    store::write_membership(&conn, &set, &members).unwrap();
-    totals::fill(&conn, name).unwrap();
+    let fields = ["--id-field", "code", "--name-field", "name"];
+    crate::areas_load::add_ok(db, name, file, &fields);
 }
 
 /// A copy of `db` in a folder of its own, with these sets (name, boundary file) added.
