@@ -9,6 +9,9 @@
 //! - `written`: the answers' JSON and GeoJSON.
 
 mod held;
+
+/// Where the area sets are, under the API's base path.
+pub const PATH: &str = "/areas";
 pub mod written;
 
 use std::sync::Arc;

@@ -4,13 +4,13 @@
 use serde_json::{json, Map, Value};
 
 use super::openapi::{self, message};
+use crate::areas::PATH as AREAS;
 use crate::configuration::Config;
-use crate::routes::table::AREAS;
 
 /// `filter[area]`, on a dataset with places.
 pub fn filter() -> Value {
     let words = "Records whose count point is in any of these areas of one set (`/api/areas` lists the sets): `{set}:{id}[,{id}...]`. A count point is in every area whose boundary contains or touches it (a point on a shared edge is in both). Combines with every other filter, `filter=`, the forms, facets and summaries. An unknown set or id is a 400 naming it. A mirror's own filter.";
-    json!({"name": "filter[area]", "in": "query", "required": false, "description": words, "schema": {"type": "string", "pattern": "^[^:]+:.+$"}})
+    json!({"name": "filter[area]", "in": "query", "required": false, "description": words, "schema": {"type": "string"}})
 }
 
 /// The areas' paths under the base path.
@@ -27,7 +27,7 @@ pub fn paths(config: &Config, paths: &mut Map<String, Value>) {
     let not_found = message("No such set or area.");
     let answer = |summary: &str, media: &str, schema: Value, parameters: Vec<Value>| {
         json!({"get": {"operationId": summary.to_lowercase().replace(' ', "_"), "summary": summary, "parameters": parameters,
-            "responses": {"200": {"description": summary, "content": {media: {"schema": schema}}}, "304": {"description": "Not modified: `If-None-Match` matched the ETag (which changes when a set is replaced)."}, "404": not_found}}})
+            "responses": {"200": {"description": summary, "content": {media: {"schema": schema}}}, "304": {"description": "Not modified: `If-None-Match` matched the ETag (which changes when a set is replaced)."}, "400": message("A parameter the request got wrong (a page number or size)."), "404": not_found}}})
     };
     paths.insert(
         base.clone(),

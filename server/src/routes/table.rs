@@ -14,6 +14,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::api::{Endpoint, FACETS, REVISIONS, SUMMARY, SUMMARY_FORMS};
+use crate::areas::PATH as AREAS;
 use crate::configuration::Config;
 use crate::forms::{Envelope, Form, Offer};
 use crate::ogc::{self, Resource};
@@ -410,9 +411,6 @@ impl Route {
         matches!(self, Route::Health | Route::Ready | Route::Metrics)
     }
 }
-
-/// Where the area sets are, under the API's base path.
-pub const AREAS: &str = "/areas";
 
 /// `/areas`, `/areas/{set}[.geojson]`, `/areas/{set}/{id}` (one trailing `/` the same; the
 /// id percent-decoded).
