@@ -14,7 +14,9 @@
 //!   `downloads` (whole files, as DfT publishes them and as Parquet, kept once written, or a
 //!   listing's whole CSV, NDJSON, GeoJSON or Parquet), `totals` (each listing's facets and
 //!   summaries), `description` (the OpenAPI document and the docs page, from the route table's
-//!   endpoints), `ogc` (OGC API - Features under `/ogcapi`), `ops` (probes and metrics);
+//!   endpoints), `ogc` (OGC API - Features under `/ogcapi`), `ops` (probes and metrics),
+//!   `areas` (the boundary sets stored in the file, what each area holds of a release, and
+//!   the count points of `filter[area]`, which `api`, `downloads` and `totals` use);
 //! - `forms`: how an answer is written: the forms it takes (suffix, content type), which one a
 //!   request gets (the negotiation), and one writer per form behind one interface;
 //! - `rows`: what is read: a dataset's rows as a question asks them (filters, sort, fields,
@@ -35,6 +37,7 @@
 //!   error type and the one place it becomes a status).
 
 mod api;
+mod areas;
 mod assets;
 mod cache;
 mod comparisons;

@@ -111,6 +111,7 @@ const SERVER_LAYERS: &[&[&str]] = &[
         "ogc",
         "totals",
         "ops",
+        "areas",
     ],
     &["forms"],
     &["rows"],

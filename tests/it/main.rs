@@ -5,6 +5,7 @@
 
 mod api;
 mod architecture;
+mod areas_api;
 mod areas_load;
 mod browser;
 mod caching;

@@ -8,6 +8,7 @@
 //! depends on the configuration alone); the docs page once per loaded file (its examples come from
 //! the file's own rows).
 
+mod areas;
 mod deviations;
 mod docs;
 mod openapi;

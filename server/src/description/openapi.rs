@@ -37,6 +37,7 @@ pub fn document(config: &Config, endpoints: &[Endpoint], changes_path: &str) -> 
         );
     }
     super::totals::paths(config, endpoints, &mut paths);
+    super::areas::paths(config, &mut paths);
     paths.insert(
         format!("{base}{changes_path}"),
         json!({"get": changes_operation()}),
@@ -184,6 +185,7 @@ pub(super) fn listing_filters(d: &'static Dataset) -> Vec<Value> {
     let mut parameters = filters(d);
     if Places::of(d).is_some() {
         parameters.extend(spatial_filters());
+        parameters.push(super::areas::filter());
     }
     parameters.extend(cql2_filter(d));
     parameters

@@ -10,6 +10,7 @@ use roadtraffic_catalog::Dataset;
 
 use super::tagged::streamed_answer;
 use crate::api::ListingAsked;
+use crate::areas::AreasOf;
 use crate::error::ApiError;
 use crate::forms::{self, Envelope, Form};
 use crate::query::Query;
@@ -30,7 +31,9 @@ pub async fn list(
     let config = &state.config;
     let base = config.public_base(req);
     let url = format!("{base}{}", req.path().trim_end_matches('/'));
-    let listing = ListingAsked::parse(dataset, query, config.max_page_size, url, (envelope, form))?;
+    let areas = AreasOf::new(state, &release)?;
+    let asked = (envelope, form);
+    let listing = ListingAsked::parse(dataset, query, config.max_page_size, url, asked, &areas)?;
     let key = listing.key();
     let rows = listing.rows.asked();
     let time_limit = Duration::from_millis(config.query_timeout);

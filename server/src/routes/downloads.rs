@@ -8,6 +8,7 @@ use actix_web::{HttpRequest, HttpResponse};
 
 use roadtraffic_catalog::Dataset;
 
+use crate::areas::AreasOf;
 use crate::cache::Encoding;
 use crate::downloads::store::{Store, Stored};
 use crate::downloads::{self, Download};
@@ -107,7 +108,7 @@ pub async fn listing(
     dataset: &'static Dataset,
     format: Form,
 ) -> Result<HttpResponse, ApiError> {
-    let rows = Rows::whole(dataset, query)?;
+    let rows = Rows::whole(dataset, query, &AreasOf::new(state, &release)?)?;
     let name = format!(
         "{}{}",
         dataset.paths[0].trim_start_matches('/').replace('/', "-"),

@@ -10,6 +10,7 @@
 //! preflight and the rate limit, which wraps every other answer.
 
 mod api;
+mod areas;
 mod changes;
 mod description;
 mod downloads;
@@ -192,6 +193,9 @@ async fn respond(
         Route::Summary(e, format) => {
             totals::summary(req, query, state, release, e.dataset, format).await
         }
+        Route::AreaSets => areas::sets(req, state, release).await,
+        Route::AreaSet(set, form) => areas::set(req, query, state, release, (&set, form)).await,
+        Route::Area(set, id) => areas::area(req, state, release, (&set, &id)).await,
         Route::ApiHome | Route::DocsMoved => Ok(see_other(&format!("{}/docs", served.prefix))),
         Route::OpenApi => description::openapi(req, state, &router.description),
         Route::Changes => changes::answer(req, query, state, pin, release).await,

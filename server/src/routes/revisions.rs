@@ -14,6 +14,7 @@ use roadtraffic_catalog::Dataset;
 
 use super::tagged::{held, json};
 use crate::api::{NamedRelease, RevisionsRequest};
+use crate::areas::AreasOf;
 use crate::cache::Encoding;
 use crate::error::ApiError;
 use crate::query::Query;
@@ -32,7 +33,8 @@ pub async fn answer(
 ) -> Result<HttpResponse, ApiError> {
     let config = &state.config;
     let params = query.php();
-    let request = RevisionsRequest::parse(dataset, query, config.max_page_size)?;
+    let areas = AreasOf::new(state, &state.current.get()?)?;
+    let request = RevisionsRequest::parse(dataset, query, config.max_page_size, &areas)?;
     let listing = state.named.listing()?;
     let base = config.public_base(req);
     let url = format!("{base}{}", req.path().trim_end_matches('/'));

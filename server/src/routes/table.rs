@@ -14,6 +14,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::api::{Endpoint, FACETS, REVISIONS, SUMMARY, SUMMARY_FORMS};
+use crate::areas::PATH as AREAS;
 use crate::configuration::Config;
 use crate::forms::{Envelope, Form, Offer};
 use crate::ogc::{self, Resource};
@@ -36,6 +37,12 @@ pub enum Route {
     Facets(Endpoint),
     /// `<endpoint>/summary`, `.csv`, `.ndjson`: rows per group under the listing's filters.
     Summary(Endpoint, Form),
+    /// `/api/areas`: the area sets stored.
+    AreaSets,
+    /// `/api/areas/{set}`: a set's areas, in the envelope (JSON) or as GeoJSON (`.geojson`).
+    AreaSet(String, Form),
+    /// `/api/areas/{set}/{id}`: one area, a GeoJSON Feature.
+    Area(String, String),
     /// The API's base path itself: a person finds the docs.
     ApiHome,
     OpenApi,
@@ -220,6 +227,7 @@ impl RouteTable {
                 Some(e) => Route::Listing(e, Envelope::Laravel),
                 None => (self.revisions(rest))
                     .or_else(|| self.totals(rest))
+                    .or_else(|| areas_route(rest))
                     .unwrap_or(Route::ApiUnknown),
             },
         }
@@ -289,6 +297,15 @@ impl RouteTable {
                 format.suffix()
             ))),
             Route::Ogc(resource) => Label::Template(Cow::Borrowed(resource.template())),
+            Route::AreaSets => Label::Template(Cow::Owned(format!("{}{AREAS}", self.base))),
+            Route::AreaSet(_, form) => Label::Template(Cow::Owned(format!(
+                "{}{AREAS}/{{set}}{}",
+                self.base,
+                form.suffix()
+            ))),
+            Route::Area(..) => {
+                Label::Template(Cow::Owned(format!("{}{AREAS}/{{set}}/{{id}}", self.base)))
+            }
             _ => Label::Section(first_segment(path)),
         }
     }
@@ -313,7 +330,9 @@ impl Route {
                 Offer::Accept(&LISTING_PAGE_FORMS)
             }
             Route::Listing(e, _) => Offer::Fixed(e.format),
-            Route::Summary(_, form) => Offer::Fixed(*form),
+            Route::Summary(_, form) | Route::AreaSet(_, form) => Offer::Fixed(*form),
+            Route::AreaSets => Offer::Fixed(Form::Json),
+            Route::Area(..) => Offer::Fixed(Form::GeoJson),
             Route::Ready | Route::Revisions(_) | Route::Facets(_) | Route::OpenApi => {
                 Offer::Fixed(Form::Json)
             }
@@ -349,6 +368,9 @@ impl Route {
                 | Route::Revisions(_)
                 | Route::Facets(_)
                 | Route::Summary(..)
+                | Route::AreaSets
+                | Route::AreaSet(..)
+                | Route::Area(..)
                 | Route::ApiHome
                 | Route::OpenApi
                 | Route::Changes
@@ -387,6 +409,27 @@ impl Route {
     /// Whether the route is the operator's: outside the API and its rate limit.
     pub fn is_operations(&self) -> bool {
         matches!(self, Route::Health | Route::Ready | Route::Metrics)
+    }
+}
+
+/// `/areas`, `/areas/{set}[.geojson]`, `/areas/{set}/{id}` (one trailing `/` the same; the
+/// id percent-decoded).
+fn areas_route(rest: &str) -> Option<Route> {
+    let rest = rest.strip_prefix(AREAS)?;
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    if rest.is_empty() {
+        return Some(Route::AreaSets);
+    }
+    let rest = rest.strip_prefix('/')?;
+    match rest.split_once('/') {
+        None => Some(match rest.strip_suffix(Form::GeoJson.suffix()) {
+            Some(set) => Route::AreaSet(set.to_string(), Form::GeoJson),
+            None => Route::AreaSet(rest.to_string(), Form::Json),
+        }),
+        Some((set, id)) if !id.is_empty() && !id.contains('/') => {
+            Some(Route::Area(set.to_string(), crate::query::url_decode(id)))
+        }
+        Some(_) => None,
     }
 }
 
@@ -481,6 +524,13 @@ mod tests {
             ),
             ("/api/raw-counts/summary.parquet", "ApiUnknown"),
             ("/api/raw-counts/summaryx", "ApiUnknown"),
+            ("/api/areas", "AreaSets"),
+            ("/api/areas/", "AreaSets"),
+            ("/api/areas/wards", "AreaSet(\"wards\", Json)"),
+            ("/api/areas/wards.geojson/", "AreaSet(\"wards\", GeoJson)"),
+            ("/api/areas/wards/E05%20x/", "Area(\"wards\", \"E05 x\")"),
+            ("/api/areas/wards/a/b", "ApiUnknown"),
+            ("/api/areasx", "ApiUnknown"),
             (
                 "/api/count-points.csv/",
                 "Listing /count-points.csv Laravel",

@@ -12,6 +12,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use roadtraffic_catalog::Dataset;
 
 use super::tagged::whole_answer;
+use crate::areas::AreasOf;
 use crate::error::ApiError;
 use crate::forms::Form;
 use crate::query::Query;
@@ -26,7 +27,7 @@ pub async fn facets(
     release: Arc<Release>,
     dataset: &'static Dataset,
 ) -> Result<HttpResponse, ApiError> {
-    let question = Facets::parse(dataset, query)?;
+    let question = Facets::parse(dataset, query, &AreasOf::new(state, &release)?)?;
     let rollups = rollups(&release).await?;
     let reads_rows = (question.columns.iter()).any(|c| {
         let one = std::slice::from_ref(c);
@@ -58,7 +59,7 @@ pub async fn summary(
     dataset: &'static Dataset,
     format: Form,
 ) -> Result<HttpResponse, ApiError> {
-    let question = Summary::parse(dataset, query)?;
+    let question = Summary::parse(dataset, query, &AreasOf::new(state, &release)?)?;
     let rollups = rollups(&release).await?;
     let reads_rows = question.source(&rollups).reads_rows();
     let time_limit = Duration::from_millis(state.config.query_timeout);

@@ -9,6 +9,7 @@
 //! - `paging`: which rows make a page or a window, fast at any depth, with the filter sets
 //!   learnt of the release (`filter_sets`).
 
+pub mod area_filter;
 mod filter_sets;
 pub mod page;
 mod paging;
@@ -22,6 +23,7 @@ use roadtraffic_catalog::{Column, Dataset};
 use crate::error::ApiError;
 use crate::query::Query;
 
+pub use area_filter::{AreaFilter, AreaGrouping, AreaLookup, NoAreas};
 pub use filter_sets::FilterSets;
 pub use page::{Page, PageNumber};
 pub use paging::{Found, Pager, RowQuery, Window};
@@ -60,9 +62,10 @@ impl Rows {
         d: &'static Dataset,
         query: &Query,
         max_page_size: i64,
+        areas: &dyn AreaLookup,
     ) -> Result<Rows, ApiError> {
         // Checked in this order, as the public service does: a 400 names the first fault.
-        let whole = Rows::whole(d, query)?;
+        let whole = Rows::whole(d, query, areas)?;
         let reading = match d.paginated {
             true => {
                 let (number, size) = params::page(query.php(), max_page_size)?;
@@ -75,11 +78,15 @@ impl Rows {
 
     /// Every row a listing's filters keep, in its sort, with its fields (its whole forms:
     /// `.csv`, `.ndjson`, `.geojson`, `.parquet`).
-    pub fn whole(d: &'static Dataset, query: &Query) -> Result<Rows, ApiError> {
+    pub fn whole(
+        d: &'static Dataset,
+        query: &Query,
+        areas: &dyn AreaLookup,
+    ) -> Result<Rows, ApiError> {
         let params = query.php();
         Ok(Rows {
             dataset: d,
-            conditions: params::conditions(d, query)?,
+            conditions: params::conditions(d, query, areas)?,
             sort: params::sort(d, params)?,
             fields: params::fields(d, params)?,
             reading: Reading::All,
@@ -119,6 +126,17 @@ impl Rows {
             Reading::Page(_, size) => *size,
             Reading::Window(window) => window.size,
         }
+    }
+
+    /// The versions of the area sets its filters name (empty when none): what its
+    /// parameters do not say of it.
+    pub fn area_key(&self) -> String {
+        (self.conditions.iter())
+            .filter_map(|c| match c {
+                Condition::InAreas(_, areas) => Some(format!(" {}", areas.key())),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The rows in one canonical form: the same rows in the same order give the same text,

@@ -232,7 +232,12 @@ impl Pager<'_> {
     /// authority's, a count point's), so that a seek from the checkpoint finds the page's rows
     /// in a few runs (reading the runs first costs those pages about a third more).
     fn scattered(&self) -> bool {
-        let scattered = |c: &Condition| matches!(c, Condition::Within(..) | Condition::Cql2(_));
+        let scattered = |c: &Condition| {
+            matches!(
+                c,
+                Condition::Within(..) | Condition::Cql2(_) | Condition::InAreas(..)
+            )
+        };
         self.request.conditions.iter().any(scattered)
     }
 

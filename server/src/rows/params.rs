@@ -8,6 +8,7 @@ use roadtraffic_catalog::{Column, CountMethod, Dataset, ValueType, COUNT_METHOD}
 
 use std::sync::Arc;
 
+use super::area_filter::{self, AreaFilter, AreaLookup, AREA};
 use super::page::PageNumber;
 use crate::error::ApiError;
 use crate::filter::{self, Filter};
@@ -34,6 +35,9 @@ pub enum Condition {
     Range(Range),
     /// A CQL2 filter (`filter=`, OGC's `filter`).
     Cql2(Arc<Filter>),
+    /// In some areas of a set (`filter[area]`): the rows of their count points, on a dataset
+    /// with places (`column` is its count point).
+    InAreas(&'static Column, Arc<AreaFilter>),
 }
 
 /// The bounds of a [`Condition::Range`].
@@ -150,7 +154,7 @@ fn given_filters<'p>(
             given.push((k, v));
         }
     }
-    let spatial = |k: &str| Places::of(d).is_some() && (k == BBOX || k == NEAR);
+    let spatial = |k: &str| Places::of(d).is_some() && (k == BBOX || k == NEAR || k == AREA);
     let unknown: Vec<&str> = given
         .iter()
         .map(|(k, _)| *k)
@@ -167,12 +171,21 @@ fn given_filters<'p>(
 }
 
 /// Every condition a listing's parameters ask: `filter[name]`, the bare names the endpoint
-/// filters on, and a CQL2 `filter`.
-pub fn conditions(d: &'static Dataset, query: &Query) -> Result<Vec<Condition>, ApiError> {
+/// filters on, and a CQL2 `filter`; `areas` finds the count points of `filter[area]`.
+pub fn conditions(
+    d: &'static Dataset,
+    query: &Query,
+    areas: &dyn AreaLookup,
+) -> Result<Vec<Condition>, ApiError> {
     let mut conditions = Vec::new();
     for (name, value) in given_filters(d, query.php())? {
         if let Some(places) = Places::of(d).filter(|_| name == BBOX || name == NEAR) {
             conditions.extend(area(places, name, value)?);
+            continue;
+        }
+        if name == AREA && Places::of(d).is_some() {
+            let text = text_param("filter[area]", value)?;
+            conditions.extend(in_areas(d, text, areas)?);
             continue;
         }
         let text = text_param(&format!("filter[{name}]"), value)?;
@@ -256,6 +269,21 @@ fn area(places: Places, name: &str, value: &Param) -> Result<Option<Condition>, 
     };
     area.map(|a| Some(Condition::Within(places, a)))
         .map_err(bad)
+}
+
+/// `filter[area]={set}:{id}[,{id}...]`: `None` when empty, as other filters.
+fn in_areas(
+    d: &'static Dataset,
+    text: &str,
+    areas: &dyn AreaLookup,
+) -> Result<Option<Condition>, ApiError> {
+    let Some((set, ids)) = area_filter::parse(text)? else {
+        return Ok(None);
+    };
+    let column = (d.column(roadtraffic_catalog::places::PLACE_KEY))
+        .ok_or_else(|| ApiError::internal(format!("{}: places without a count point", d.table)))?;
+    let filter = areas.area_filter(set, &ids)?;
+    Ok(Some(Condition::InAreas(column, Arc::new(filter))))
 }
 
 /// `sort=a,-b`: ascending, `-` for descending.

@@ -135,6 +135,7 @@ impl Plan<'_> {
             Condition::Within(places, _) => places.in_runs,
             Condition::Range(range) => range.columns.iter().any(|c| self.is_run(c)),
             Condition::Cql2(f) => f.columns().iter().any(|c| self.is_run(c)),
+            Condition::InAreas(col, _) => self.is_run(col),
             Condition::Nothing => false,
         });
         filters_runs || self.sort.iter().any(|(c, _)| self.is_run(c))
@@ -147,6 +148,7 @@ impl Plan<'_> {
             Condition::Within(places, _) => places.in_runs,
             Condition::Range(range) => range.columns.iter().all(|c| self.is_run(c)),
             Condition::Cql2(f) => f.columns().iter().all(|c| self.is_run(c)),
+            Condition::InAreas(col, _) => self.is_run(col),
             Condition::Nothing => false,
         })
     }
@@ -235,6 +237,11 @@ impl Plan<'_> {
                 }
                 Condition::Cql2(f) => {
                     terms.push(f.term(&|c| self.qualified(c, joined), &mut args));
+                }
+                Condition::InAreas(col, areas) => {
+                    let column = self.qualified(col, joined);
+                    terms.push(format!("{column} IN (SELECT value FROM json_each(?))"));
+                    args.push(SqlValue::Text(areas.count_points.to_string()));
                 }
                 Condition::Range(range) => {
                     let columns: Vec<String> = (range.columns.iter())
@@ -332,6 +339,7 @@ pub fn conditions_key(d: &Dataset, conditions: &[Condition]) -> String {
             Condition::Within(_, area) => ("~area", vec![area.key()]),
             Condition::Range(range) => ("~range", vec![range.key()]),
             Condition::Cql2(f) => ("~cql2", vec![f.key().to_string()]),
+            Condition::InAreas(_, areas) => ("~in areas", vec![areas.key()]),
             Condition::In(col, values) => {
                 let mut vs: Vec<String> = (values.iter())
                     .map(|v| match v {

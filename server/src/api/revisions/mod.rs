@@ -59,7 +59,12 @@ impl RevisionsRequest {
     /// `page[number]` given empty or more than once refused (the listing takes the last, as
     /// PHP does; this endpoint has no PHP client to follow). `sort` is not taken (keys come
     /// in key order), like any parameter the listing does not know.
-    pub fn parse(d: &'static Dataset, query: &Query, max_page_size: i64) -> Result<Self, ApiError> {
+    pub fn parse(
+        d: &'static Dataset,
+        query: &Query,
+        max_page_size: i64,
+        areas: &dyn rows::AreaLookup,
+    ) -> Result<Self, ApiError> {
         let params = query.php();
         for name in ["page[size]", "page[number]"] {
             let values = query.values(name);
@@ -73,7 +78,7 @@ impl RevisionsRequest {
         let sized = matches!(php::get(params, "page"), Some(Param::Map(page)) if page.iter().any(|(k, _)| k == "size"));
         Ok(RevisionsRequest {
             dataset: d,
-            conditions: rows::conditions(d, query)?,
+            conditions: rows::conditions(d, query, areas)?,
             fields: rows::fields(d, params)?,
             page: (number, if sized { size } else { DEFAULT_KEYS }),
         })

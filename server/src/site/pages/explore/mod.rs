@@ -20,6 +20,7 @@ use actix_web::http::StatusCode;
 use crate::error::ApiError;
 use crate::query::Query;
 use crate::release::Release;
+use crate::rows::NoAreas;
 use crate::site::pages::context;
 use crate::site::{Drawn, View};
 use crate::totals::Summary;
@@ -58,7 +59,8 @@ fn answer(view: &View, ask: &Ask) -> Result<Answered, ApiError> {
 }
 
 fn checked(ask: &Ask) -> Result<Summary, ApiError> {
-    Summary::parse(ask.dataset, &Query::read(&ask.summary_query()))
+    // The site's questions name no area set (the areas room is not the site's).
+    Summary::parse(ask.dataset, &Query::read(&ask.summary_query()), &NoAreas)
 }
 
 /// The rows of its dataset's table that the page's question reads (0 when a table of totals
