@@ -139,8 +139,8 @@ fn row_groups_by_place_bound_their_rows() {
     let boxes = box_bounds(&file);
     assert!(boxes.len() >= 2, "{boxes:?}");
     // The count points lie along a line north to south, every year at each: in year order
-    // each group would span the whole line (twice the file's span together); by place the
-    // groups' latitudes barely overlap.
+    // each group would span the whole line; by place at least one group's worth of the line
+    // is skipped (the curve crosses a line of cells back and forth, so not more here).
     let span = |b: &[f64; 4]| b[3] - b[1];
     let whole = boxes
         .iter()
@@ -153,5 +153,6 @@ fn row_groups_by_place_bound_their_rows() {
             ]
         });
     let covered: f64 = boxes.iter().map(span).sum();
-    assert!(covered < 1.5 * span(&whole), "{boxes:?}");
+    let year_order = boxes.len() as f64 * span(&whole);
+    assert!(covered <= year_order - span(&whole), "{boxes:?}");
 }
