@@ -4,12 +4,15 @@
 //! and kept (`store`), so that they are served with a length and byte ranges; the listings
 //! are streamed from SQLite. The paths and layouts come from the catalogue's national files.
 
+mod order;
 mod page;
 pub mod store;
 
 pub use page::page;
 
+use roadtraffic_catalog::places::Places;
 use roadtraffic_catalog::{Dataset, NationalFile, Splits, DATASETS};
+use rusqlite::types::Value as SqlValue;
 
 use std::io::Write;
 use std::sync::Arc;
@@ -18,11 +21,12 @@ use crate::configuration::Config;
 use crate::error::ApiError;
 use crate::forms::{self, FileLayout, Form, Spec};
 use crate::release::Release;
-use crate::rows::Rows;
+use crate::rows::{Condition, Rows};
 use store::{Store, Stored};
 
-/// The columns a whole table's Parquet file is sorted by, those of them the dataset has: a
-/// filter on the year, or on an area, then skips most row groups by their statistics.
+/// The columns a whole table's Parquet file is sorted by when its records have no places,
+/// those of them the dataset has: a filter on the year, or on an area, then skips most row
+/// groups by their statistics. Records with places go by place (`order`).
 const PARQUET_SORT: [&str; 2] = ["year", "local_authority_id"];
 
 /// A download the path names: its rows, and what writes them.
@@ -33,6 +37,8 @@ pub struct Download {
     pub name: String,
     /// The area it is of, to check it exists (a split file): its table and id.
     pub area: Option<(&'static str, i64)>,
+    /// Whether its rows go by place (`order`): a Parquet file of records with places.
+    pub by_place: bool,
 }
 
 /// The download at this path under `/downloads/`, if there is one.
@@ -61,13 +67,16 @@ fn national(file: &str) -> Option<Download> {
         names.into_iter().find_map(|name| {
             let stem = name.strip_suffix(".csv")?;
             let layout = FileLayout::national(d, national);
+            let by_place = Places::of(d).is_some();
             let (spec, sort) = match file.strip_prefix(stem)? {
                 ".csv" => (Spec::Csv(layout), Vec::new()),
                 ".zip" => (Spec::Zip(layout, name.to_string()), Vec::new()),
+                ".parquet" if by_place => (Spec::Parquet(layout, Vec::new()), Vec::new()),
                 ".parquet" => sorted_parquet(d, layout),
                 _ => return None,
             };
             Some(Download {
+                by_place: by_place && matches!(spec, Spec::Parquet(..)),
                 rows: Rows::all(d, Vec::new(), sort),
                 spec,
                 name: file.to_string(),
@@ -143,6 +152,7 @@ fn split(folder: &str, by: &str, file: &str) -> Option<Download> {
         },
         name: file.to_string(),
         area: Some((roadtraffic_catalog::identified_by(by)?.table, id)),
+        by_place: parquet && Places::of(d).is_some(),
     })
 }
 
@@ -167,10 +177,30 @@ pub async fn stored(
     let heavy = download.area.is_none();
     let build: store::Build = Box::new(move |out: &mut dyn Write| {
         let mut flush = |chunk: Vec<u8>| out.write_all(&chunk).map_err(ApiError::internal);
-        let rest = forms::write_whole(&release, &download.rows, download.spec, &mut flush)?;
+        let parts = match download.by_place {
+            true => by_place(&release, &download.rows)?,
+            false => vec![download.rows],
+        };
+        let rest = forms::write_whole_parts(&release, &parts, download.spec, &mut flush)?;
         out.write_all(&rest).map_err(ApiError::internal)
     });
     store.get(key, heavy, build).await
+}
+
+/// The rows of a download in parts whose rows go by place (`order`): the rows of the
+/// release's count points in curve order, a few hundred at a time.
+fn by_place(release: &Release, rows: &Rows) -> Result<Vec<Rows>, ApiError> {
+    // A split file's rows: those of one id of a column.
+    let within = match rows.conditions.as_slice() {
+        [Condition::In(column, ids)] => match ids.as_slice() {
+            [SqlValue::Integer(id)] => Some((*column, *id)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let conn = release.pool.get()?;
+    let count_points = order::count_points(&conn, rows.dataset, within)?;
+    Ok(order::parts(rows.dataset, &rows.conditions, &count_points))
 }
 
 /// The store of `release`'s downloads, in `--downloads-dir` (or, if that folder cannot be

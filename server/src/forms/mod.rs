@@ -272,16 +272,29 @@ pub fn write_whole(
     spec: Spec,
     flush: &mut Flush,
 ) -> Result<Vec<u8>, ApiError> {
+    write_whole_parts(release, std::slice::from_ref(rows), spec, flush)
+}
+
+/// Writes the rows of each of `parts` in turn as one file, as `spec` asks: a download in an
+/// order no one query gives (the national Parquet files, by place: `downloads::order`).
+pub fn write_whole_parts(
+    release: &Release,
+    parts: &[Rows],
+    spec: Spec,
+    flush: &mut Flush,
+) -> Result<Vec<u8>, ApiError> {
     let conn = release.pool.get()?;
     let mut body = Body::new(1 << 20, flush);
     let reads = spec.reads();
     let mut writer = spec.writer();
-    write_rows(
-        (release, &conn),
-        rows,
-        None,
-        (reads, writer.as_mut()),
-        &mut body,
-    )?;
+    for (at, rows) in parts.iter().enumerate() {
+        let mut part = writer::Part {
+            whole: writer.as_mut(),
+            first: at == 0,
+            last: at + 1 == parts.len(),
+        };
+        let reads = (reads.clone(), &mut part as &mut dyn Writer);
+        write_rows((release, &conn), rows, None, reads, &mut body)?;
+    }
     Ok(body.buf)
 }

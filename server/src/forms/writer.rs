@@ -37,6 +37,34 @@ pub trait Writer {
     fn close(&mut self, out: &mut Vec<u8>, found: &Found, written: usize) -> Result<(), ApiError>;
 }
 
+/// One of the parts of a file read in several queries: the whole's writer opened before the
+/// first part's records and closed after the last's.
+pub struct Part<'a> {
+    pub whole: &'a mut dyn Writer,
+    pub first: bool,
+    pub last: bool,
+}
+
+impl Writer for Part<'_> {
+    fn open(&mut self, out: &mut Vec<u8>, found: &Found) -> Result<(), ApiError> {
+        match self.first {
+            true => self.whole.open(out, found),
+            false => Ok(()),
+        }
+    }
+
+    fn record(&mut self, out: &mut Vec<u8>, record: &mut dyn Record) -> Result<(), ApiError> {
+        self.whole.record(out, record)
+    }
+
+    fn close(&mut self, out: &mut Vec<u8>, found: &Found, written: usize) -> Result<(), ApiError> {
+        match self.last {
+            true => self.whole.close(out, found, written),
+            false => Ok(()),
+        }
+    }
+}
+
 /// What a writer reads of each row of a dataset, which the SQL selects.
 #[derive(Debug, Clone)]
 pub enum Reads {

@@ -121,6 +121,7 @@ pub async fn listing(
         spec,
         name,
         area: None,
+        by_place: false,
     };
     if req.method() == actix_web::http::Method::HEAD {
         return Ok(head_of_streamed(format.content_type(), &download.name));

@@ -13,9 +13,9 @@ const DAYS: usize = 12_000;
 const CSV: &str = "/downloads/dft_traffic_counts_raw_counts.csv";
 const PARQUET: &str = "/downloads/dft_traffic_counts_raw_counts.parquet";
 
-/// Raw counts whose years and local authorities jump about in file (id) order, so that the
-/// Parquet file's order (year, local authority, id) differs from the CSV's. Each day is a
-/// count point of its own: one place, one area.
+/// Raw counts whose years, local authorities and places jump about in file (id) order, so
+/// that the Parquet file's order (by place) differs from the CSV's. Each day is a count point
+/// of its own, on a line north to south (its hours a little apart east to west).
 fn raw_counts(dir: &Path) -> PathBuf {
     let mut text = String::from(
         "count_point_id,direction_of_travel,year,count_date,hour,region_id,\
@@ -26,9 +26,10 @@ fn raw_counts(dir: &Path) -> PathBuf {
         let date = format!("{year}-0{}-1{}", 3 + day % 6, day % 10);
         let area = 100 + (day * 5) % 13;
         let road = ["A1", "M4", "B1234", "High Street"][day % 4];
+        let north = (day * 7_919) % DAYS;
         for hour in 7..19 {
             text.push_str(&format!(
-                "{},N,{year},{date},{hour},9,{area},\"{road}\",Major,51.{day:05},-3.{hour:02}1,{}\n",
+                "{},N,{year},{date},{hour},9,{area},\"{road}\",Major,51.{north:05},-3.{hour:02}1,{}\n",
                 10_000 + day,
                 day * 3 + hour
             ));
@@ -86,19 +87,72 @@ fn ranges_of_a_file_streamed_in_chunks() {
     }
 }
 
+/// The covering box's statistics of each row group (xmin, ymin, xmax, ymax), checked to bound
+/// its rows' points.
+fn box_bounds(file: &Parquet) -> Vec<[f64; 4]> {
+    let leaf = |name: &str| {
+        let columns = file
+            .metadata
+            .file_metadata()
+            .schema_descr()
+            .columns()
+            .to_vec();
+        (columns.iter().position(|c| c.path().string() == name))
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    let leaves = ["bbox.xmin", "bbox.ymin", "bbox.xmax", "bbox.ymax"].map(leaf);
+    let mut places = file.places.iter().flatten();
+    let groups = file.metadata.row_groups().iter().map(|group| {
+        let stat = |at: usize, min: bool| match group.column(at).statistics() {
+            Some(Statistics::Double(s)) => *(if min { s.min_opt() } else { s.max_opt() }).unwrap(),
+            other => panic!("no DOUBLE statistics of the box: {other:?}"),
+        };
+        let bounds = [
+            stat(leaves[0], true),
+            stat(leaves[1], true),
+            stat(leaves[2], false),
+            stat(leaves[3], false),
+        ];
+        for place in places.by_ref().take(group.num_rows() as usize) {
+            let (x, y) = place.point.expect("a point");
+            assert!(bounds[0] <= x && x <= bounds[2] && bounds[1] <= y && y <= bounds[3]);
+        }
+        bounds
+    });
+    groups.collect()
+}
+
+/// The rows go by place: each row group covers a part of the map the others barely enter, so
+/// a box skips most of them; the year statistics still bound their rows.
 #[test]
-fn row_groups_in_year_order_bound_their_rows() {
+fn row_groups_by_place_bound_their_rows() {
     let server = big_server();
     let file = Parquet::read(&download(server, PARQUET));
     let csv = Csv::read(&download(server, CSV));
     assert_eq!(csv.rows.len(), DAYS * 12);
     assert_same_rows(
         &file,
-        &csv.sorted_as_national_parquet(),
+        &csv.sorted_as_national_parquet(&file),
         "the big raw counts",
     );
-    let bounds = year_bounds(&file);
-    assert!(bounds.len() >= 2, "{bounds:?}");
-    // Sorted by year: a filter on one year reads only the groups whose bounds hold it.
-    assert!(bounds.windows(2).all(|w| w[0].1 <= w[1].0), "{bounds:?}");
+    year_bounds(&file);
+    let boxes = box_bounds(&file);
+    assert!(boxes.len() >= 2, "{boxes:?}");
+    // The count points lie along a line north to south, every year at each: in year order
+    // each group would span the whole line; by place at least one group's worth of the line
+    // is skipped (the curve crosses a line of cells back and forth, so not more here).
+    let span = |b: &[f64; 4]| b[3] - b[1];
+    let whole = boxes
+        .iter()
+        .fold([f64::MAX, f64::MAX, f64::MIN, f64::MIN], |a, b| {
+            [
+                a[0].min(b[0]),
+                a[1].min(b[1]),
+                a[2].max(b[2]),
+                a[3].max(b[3]),
+            ]
+        });
+    let covered: f64 = boxes.iter().map(span).sum();
+    let year_order = boxes.len() as f64 * span(&whole);
+    assert!(covered <= year_order - span(&whole), "{boxes:?}");
 }

@@ -48,7 +48,7 @@ def table(rows):
 /// Runs a client's script with `python` and gives the JSON it printed; it must succeed. A
 /// client that aborts (SIGABRT: pyarrow's threads, once in a CI run, under the load of the
 /// other tests) is run once more; an answer, right or wrong, is never asked again.
-fn client(python: &Path, script: &str, args: &[&str]) -> serde_json::Value {
+pub(super) fn client(python: &Path, script: &str, args: &[&str]) -> serde_json::Value {
     let program = [CELL, script, "\ndone()\n"].concat();
     let run = || {
         Command::new(python)
@@ -81,14 +81,14 @@ fn cell(json: &serde_json::Value) -> Value {
 }
 
 /// The rows of a table a script printed.
-fn rows(json: &serde_json::Value) -> Vec<Vec<Value>> {
+pub(super) fn rows(json: &serde_json::Value) -> Vec<Vec<Value>> {
     let rows = json.as_array().unwrap_or_else(|| panic!("a table: {json}"));
     let row = |r: &serde_json::Value| r.as_array().unwrap().iter().map(cell).collect();
     rows.iter().map(row).collect()
 }
 
 /// The rows of a query on the test's SQLite file.
-fn sql_rows(db: &Path, sql: &str) -> Vec<Vec<Value>> {
+pub(super) fn sql_rows(db: &Path, sql: &str) -> Vec<Vec<Value>> {
     let conn = rusqlite::Connection::open(db).unwrap();
     let mut stmt = conn.prepare(sql).unwrap();
     let columns = stmt.column_count();
@@ -283,10 +283,24 @@ fn duckdb_counts_and_describes_each_national_file() {
                 let duckdb = duckdb_type(t).to_string();
                 vec![Value::Text(name.clone()), Value::Text(duckdb)]
             })
+            .chain(file.places.iter().flat_map(|_| {
+                GEO_COLUMNS.map(|(name, t)| {
+                    vec![Value::Text(name.to_string()), Value::Text(t.to_string())]
+                })
+            }))
             .collect();
         assert_eq!(got[1], want, "{stem}");
     }
 }
+
+/// The GeoParquet columns as DuckDB describes them without its spatial extension.
+const GEO_COLUMNS: [(&str, &str); 2] = [
+    ("geometry", "BLOB"),
+    (
+        "bbox",
+        "STRUCT(xmin DOUBLE, ymin DOUBLE, xmax DOUBLE, ymax DOUBLE)",
+    ),
+];
 
 /// The fields the listings' tests ask for: a date, a double with nulls, text and counts.
 const LISTED: [&str; 7] = [
@@ -401,7 +415,8 @@ fn pandas_reads_the_rows_a_filter_keeps_as_the_csv_has_them() {
         ),
     ] {
         let csv = Csv::read(&download(server, &format!("/downloads/{stem}.csv")));
-        let want = csv_cells(&csv.sorted_as_national_parquet(), columns, &filters);
+        let file = Parquet::read(&download(server, &format!("/downloads/{stem}.parquet")));
+        let want = csv_cells(&csv.sorted_as_national_parquet(&file), columns, &filters);
         assert!(want.len() > 1, "{stem} {filters:?}: too few rows");
         let url = server.url(&format!("/downloads/{stem}.parquet"));
         for how in ["fsspec", "url"] {

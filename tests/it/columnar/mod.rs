@@ -9,6 +9,7 @@
 
 mod big;
 mod clients;
+mod geo;
 mod ranges;
 mod store;
 mod values;
@@ -36,12 +37,40 @@ pub enum Value {
     Text(String),
 }
 
-/// A Parquet file read back whole.
+/// A Parquet file read back whole: the columns of its CSV form, then (GeoParquet) each row's
+/// point and covering box, if it has them.
 pub struct Parquet {
     pub names: Vec<String>,
     pub types: Vec<DataType>,
     pub rows: Vec<Vec<Value>>,
     pub metadata: Arc<ParquetMetaData>,
+    /// Each row's `geometry` (a WKB point) and `bbox`, when the file has them.
+    pub places: Option<Vec<Place>>,
+}
+
+/// A row's geometry, read from its WKB, and its covering box; `None` where null.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Place {
+    pub point: Option<(f64, f64)>,
+    pub bbox: Option<[f64; 4]>,
+}
+
+/// The x and y of a WKB point (little-endian, type 1), checked to be one.
+pub fn wkb_point(wkb: &[u8]) -> (f64, f64) {
+    assert_eq!(wkb.len(), 21, "{wkb:?}");
+    assert_eq!(wkb[..5], [1, 1, 0, 0, 0], "not a little-endian point");
+    let double = |at: usize| f64::from_le_bytes(wkb[at..at + 8].try_into().unwrap());
+    (double(5), double(13))
+}
+
+/// A row's place from the `geometry` and `bbox` columns.
+fn place(geometry: &ArrayRef, bbox: &ArrayRef, row: usize) -> Place {
+    let bbox = bbox.as_struct();
+    let corner = |i: usize| bbox.column(i).as_primitive::<Float64Type>().value(row);
+    Place {
+        point: (!geometry.is_null(row)).then(|| wkb_point(geometry.as_binary::<i32>().value(row))),
+        bbox: (!bbox.is_null(row)).then(|| [corner(0), corner(1), corner(2), corner(3)]),
+    }
 }
 
 impl Parquet {
@@ -51,22 +80,27 @@ impl Parquet {
                 .expect("a Parquet file");
         let metadata = builder.metadata().clone();
         let schema = builder.schema().clone();
+        let geo = schema.index_of("geometry").ok();
+        let columns = geo.unwrap_or(schema.fields().len());
         let mut rows = Vec::new();
+        let mut places = geo.map(|_| Vec::new());
         for batch in builder.build().unwrap() {
             let batch = batch.expect("a readable row group");
             for row in 0..batch.num_rows() {
-                rows.push(batch.columns().iter().map(|c| value(c, row)).collect());
+                let cells = batch.columns()[..columns].iter();
+                rows.push(cells.map(|c| value(c, row)).collect());
+                if let (Some(places), Some(at)) = (places.as_mut(), geo) {
+                    places.push(place(batch.column(at), batch.column(at + 1), row));
+                }
             }
         }
+        let fields = &schema.fields()[..columns];
         Parquet {
-            names: schema.fields().iter().map(|f| f.name().clone()).collect(),
-            types: schema
-                .fields()
-                .iter()
-                .map(|f| f.data_type().clone())
-                .collect(),
+            names: fields.iter().map(|f| f.name().clone()).collect(),
+            types: fields.iter().map(|f| f.data_type().clone()).collect(),
             rows,
             metadata,
+            places,
         }
     }
 
@@ -117,10 +151,52 @@ impl Csv {
         Csv { header, rows }
     }
 
-    /// The rows in the national Parquet files' order: by year, then local authority, each of
-    /// those the file has (a stable sort keeps the CSV's id order within them, as the server's
-    /// ties are broken by id).
-    pub fn sorted_as_national_parquet(mut self) -> Csv {
+    /// The rows in the order of a national or split Parquet file with places: count point by
+    /// count point, in the order `file` has them, each count point's rows in id order (the
+    /// order of the national CSV; a split CSV's may be the reverse); checked that the file
+    /// has each count point's rows together.
+    pub fn by_place_as(mut self, file: &Parquet, ids_descending: bool) -> Csv {
+        let key = file.position("count_point_id");
+        let mut rank = std::collections::HashMap::new();
+        let mut last = None;
+        for row in &file.rows {
+            let Value::Int(id) = row[key] else {
+                panic!("a count point of {:?}", row[key]);
+            };
+            if last != Some(id) {
+                let next = rank.len();
+                assert!(
+                    rank.insert(id, next).is_none(),
+                    "count point {id} in two runs"
+                );
+                last = Some(id);
+            }
+        }
+        let at = self
+            .header
+            .iter()
+            .position(|h| h == "count_point_id")
+            .unwrap();
+        if ids_descending {
+            self.rows.reverse();
+        }
+        self.rows
+            .sort_by_key(|row| rank.get(&row[at].parse::<i64>().unwrap()).copied());
+        self
+    }
+
+    /// The rows in the national Parquet files' order: by place (`by_place_as`) for records
+    /// with places; others by year, then local authority, each of those the file has (a
+    /// stable sort keeps the CSV's id order within them, as the server's ties are broken by
+    /// id).
+    pub fn sorted_as_national_parquet(self, file: &Parquet) -> Csv {
+        match file.places {
+            Some(_) => self.by_place_as(file, false),
+            None => self.sorted_by_year_and_authority(),
+        }
+    }
+
+    fn sorted_by_year_and_authority(mut self) -> Csv {
         let keys: Vec<usize> = ["year", "local_authority_id"]
             .iter()
             .filter_map(|k| self.header.iter().position(|h| h == k))
@@ -151,6 +227,7 @@ fn same_cell(value: &Value, csv: &str) -> bool {
 pub fn assert_same_rows(parquet: &Parquet, csv: &Csv, what: &str) {
     assert_eq!(parquet.names, csv.header, "{what}: the columns");
     assert_eq!(parquet.rows.len(), csv.rows.len(), "{what}: the rows");
+    assert_places_are_the_coordinates(parquet, what);
     for (at, (got, want)) in parquet.rows.iter().zip(&csv.rows).enumerate() {
         for ((value, cell), name) in got.iter().zip(want).zip(&csv.header) {
             assert!(
@@ -158,6 +235,41 @@ pub fn assert_same_rows(parquet: &Parquet, csv: &Csv, what: &str) {
                 "{what}: row {at}, column {name}: Parquet has {value:?}, the CSV {cell:?}"
             );
         }
+    }
+}
+
+/// Asserts that a file whose columns have a longitude and a latitude has each row's point in
+/// its geometry and its covering box, null where either is null; and that any other has no
+/// geometry.
+pub fn assert_places_are_the_coordinates(parquet: &Parquet, what: &str) {
+    let at = |name: &str| {
+        parquet
+            .names
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(name))
+    };
+    let (Some(x), Some(y)) = (at("longitude"), at("latitude")) else {
+        assert!(
+            parquet.places.is_none(),
+            "{what}: a geometry without coordinates"
+        );
+        return;
+    };
+    let places = parquet
+        .places
+        .as_ref()
+        .unwrap_or_else(|| panic!("{what}: no geometry"));
+    for (row, place) in parquet.rows.iter().zip(places) {
+        let want = match (&row[x], &row[y]) {
+            (Value::Float(x), Value::Float(y)) => Some((*x, *y)),
+            _ => None,
+        };
+        assert_eq!(place.point, want, "{what}: {row:?}");
+        assert_eq!(
+            place.bbox,
+            want.map(|(x, y)| [x, y, x, y]),
+            "{what}: {row:?}"
+        );
     }
 }
 
@@ -187,7 +299,7 @@ pub fn assert_national_parquet_is_the_csv(server: &TestServer) -> Vec<(&'static 
     let compared = national_stems().into_iter().map(|stem| {
         let parquet = Parquet::read(&download(server, &format!("/downloads/{stem}.parquet")));
         let csv = Csv::read(&download(server, &format!("/downloads/{stem}.csv")));
-        let csv = csv.sorted_as_national_parquet();
+        let csv = csv.sorted_as_national_parquet(&parquet);
         assert_same_rows(&parquet, &csv, &format!("{stem}.parquet against .csv"));
         (stem, csv.rows.len())
     });

@@ -51,19 +51,20 @@ fn national_parquet_columns_have_their_types() {
     }
 }
 
-/// The file declares its sort, and each row group's year statistics bound its rows' years,
-/// so that a reader filtering on the year skips the groups outside it.
+/// A file of records without places declares its sort (year, then local authority), and each
+/// row group's year statistics bound its rows' years, so that a reader filtering on the year
+/// skips the groups outside it. (Records with places go by place: `geo`.)
 #[test]
 fn row_groups_carry_year_statistics_and_the_sort() {
     let server = sample_server();
-    let aadf = Parquet::read(&download(
+    let file = Parquet::read(&download(
         server,
-        "/downloads/dft_traffic_counts_aadf.parquet",
+        "/downloads/local_authority_traffic.parquet",
     ));
-    let bounds = year_bounds(&aadf);
+    let bounds = year_bounds(&file);
     assert!(bounds.iter().any(|(min, max)| min < max), "{bounds:?}");
-    let (year, area) = (aadf.position("year"), aadf.position("local_authority_id"));
-    for group in aadf.metadata.row_groups() {
+    let (year, area) = (file.position("year"), file.position("local_authority_id"));
+    for group in file.metadata.row_groups() {
         let sorting = group.sorting_columns().expect("the sort declared");
         let sorted_by: Vec<usize> = sorting.iter().map(|s| s.column_idx as usize).collect();
         assert_eq!(sorted_by, [year, area]);
@@ -245,8 +246,12 @@ fn extreme_values_and_empty_cells() {
     let stem = "/downloads/dft_traffic_counts_aadf";
     let parquet = Parquet::read(&download(&server, &format!("{stem}.parquet")));
     let csv = Csv::read(&download(&server, &format!("{stem}.csv")));
-    assert_same_rows(&parquet, &csv.sorted_as_national_parquet(), "extremes");
-    // Sorted by year: 1950's row first.
+    assert_same_rows(
+        &parquet,
+        &csv.sorted_as_national_parquet(&parquet),
+        "extremes",
+    );
+    // Both rows at one place, so in count point order: count point 0's (1950's) first.
     let cell = |row: usize, name: &str| &parquet.rows[row][parquet.position(name)];
     assert_eq!(cell(0, "pedal_cycles"), &Value::Null);
     assert_eq!(cell(0, "link_length_km"), &Value::Null);
@@ -284,6 +289,7 @@ fn split_parquet_files_hold_their_split_csvs_rows() {
         let parquet = Parquet::read(&download(server, &format!("{SPLIT}_{id}.parquet")));
         let csv = Csv::read(&download(server, &format!("{SPLIT}_{id}.csv")));
         assert_eq!(csv.rows.len() as i64, rows, "area {id}");
+        let csv = csv.by_place_as(&parquet, false);
         assert_same_rows(&parquet, &csv, &format!("AADF of local authority {id}"));
         let stored = get(server, &format!("{SPLIT}_{id}.parquet"));
         assert_eq!(stored.header("accept-ranges"), Some("bytes"));
@@ -305,6 +311,10 @@ fn split_parquet_files_of_every_table() {
         let parquet = Parquet::read(&download(server, &format!("/downloads/{path}.parquet")));
         let csv = Csv::read(&download(server, &format!("/downloads/{path}.csv")));
         assert!(!csv.rows.is_empty(), "{path}: no rows");
+        let csv = match parquet.places {
+            Some(_) => csv.by_place_as(&parquet, path.starts_with("countpoints")),
+            None => csv,
+        };
         assert_same_rows(&parquet, &csv, path);
     }
 }

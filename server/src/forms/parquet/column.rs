@@ -153,7 +153,7 @@ fn integer(value: CellValue) -> Result<Option<i64>, Misfit> {
     }
 }
 
-fn float(value: CellValue) -> Result<Option<f64>, Misfit> {
+pub fn float(value: CellValue) -> Result<Option<f64>, Misfit> {
     match value {
         CellValue::Null => Ok(None),
         CellValue::Integer(i) => Ok(Some(i as f64)),
