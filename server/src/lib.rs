@@ -65,6 +65,7 @@ mod startup;
 mod state;
 mod stream;
 mod totals;
+mod vehicle_km;
 
 pub use configuration::{Config, DEFAULT_DB, SAMPLE_DIR, SAMPLE_RELEASE};
 pub use shutdown::serve_until_stopped;
