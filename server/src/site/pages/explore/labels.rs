@@ -50,6 +50,7 @@ pub fn filter(name: &str) -> String {
     match name {
         "bbox" => "Map box (bbox)".to_string(),
         "near" => "Near a point (near)".to_string(),
+        "area" => "In areas (area)".to_string(),
         other => format::column(other),
     }
 }
