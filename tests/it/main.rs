@@ -5,6 +5,7 @@
 
 mod api;
 mod architecture;
+mod areas_api;
 mod browser;
 mod caching;
 mod changes;
