@@ -16,6 +16,7 @@ use crate::support::{repo_path, shared};
 /// workspace (`Cargo.toml`), which [`every_crate_of_the_workspace_is_checked`] holds to.
 const CRATES: &[&str] = &[
     "catalog/src",
+    "areas/src",
     "releases/src",
     "loader/src",
     "server/src",
@@ -110,6 +111,8 @@ const SERVER_LAYERS: &[&[&str]] = &[
         "ogc",
         "totals",
         "ops",
+        "areas",
+        "vehicle_km",
     ],
     &["forms"],
     &["rows"],

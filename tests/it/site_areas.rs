@@ -15,7 +15,6 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::Value;
-use sha2::Digest;
 
 use crate::browser::{chromium, eval, screenshot, watched_tab};
 use crate::site::{
@@ -26,15 +25,15 @@ use crate::support::*;
 
 /// The areas, lon/lat: (id, name, polygons (rings: exterior anticlockwise, holes clockwise)).
 pub const ZONES: &str = r#"{"type": "FeatureCollection", "features": [
- {"type": "Feature", "properties": {"id": "W1", "name": "South Wales"}, "geometry": {"type": "Polygon",
+ {"type": "Feature", "properties": {"id": "W1", "code": "W1", "name": "South Wales"}, "geometry": {"type": "Polygon",
   "coordinates": [[[-4.0, 51.4], [-2.9, 51.4], [-2.9, 51.9], [-4.0, 51.9], [-4.0, 51.4]]]}},
- {"type": "Feature", "properties": {"id": "L 2", "name": "Lambeth & Haringey"}, "geometry": {"type": "Polygon",
+ {"type": "Feature", "properties": {"id": "L 2", "code": "L 2", "name": "Lambeth & Haringey"}, "geometry": {"type": "Polygon",
   "coordinates": [[[-0.2, 51.45], [0.0, 51.45], [0.0, 51.62], [-0.2, 51.62], [-0.2, 51.45]],
                   [[-0.05, 51.5], [-0.05, 51.52], [-0.02, 51.52], [-0.02, 51.5], [-0.05, 51.5]]]}},
- {"type": "Feature", "properties": {"id": "S3", "name": "Central Scotland"}, "geometry": {"type": "MultiPolygon",
+ {"type": "Feature", "properties": {"id": "S3", "code": "S3", "name": "Central Scotland"}, "geometry": {"type": "MultiPolygon",
   "coordinates": [[[[-4.3, 55.9], [-4.1, 55.9], [-4.1, 56.1], [-4.3, 56.1], [-4.3, 55.9]]],
                   [[[-2.9, 56.0], [-2.7, 56.0], [-2.7, 56.2], [-2.9, 56.2], [-2.9, 56.0]]]]}},
- {"type": "Feature", "properties": {"id": "N4", "name": "Nowhere"}, "geometry": {"type": "Polygon",
+ {"type": "Feature", "properties": {"id": "N4", "code": "N4", "name": "Nowhere"}, "geometry": {"type": "Polygon",
   "coordinates": [[[-2.0, 55.0], [-1.9, 55.0], [-1.9, 55.05], [-2.0, 55.05], [-2.0, 55.0]]]}}
 ]}"#;
 
@@ -65,8 +64,8 @@ pub fn zones_db() -> &'static Path {
             .output()
             .unwrap();
         if !has_areas.status.success() {
-            // Until the loader's `areas add` is merged: the set written as it writes it.
-            add_by_hand(&db, "zones", &file);
+            // Until the loader's `areas add` is merged: the set added by the areas crate.
+            crate::areas_api::sets::add_set(&db, "zones", &file);
             return db;
         }
         let out = (loader().args(["areas", "add", "zones"]).arg(&file))
@@ -81,79 +80,6 @@ pub fn zones_db() -> &'static Path {
         );
         db
     })
-}
-
-/// A set written into `db` as `roadtraffic-load areas add` stores it (the areas crate's
-/// tables: each area's bounds and its boundary as WKB), from a GeoJSON file of polygons and
-/// multipolygons in lon/lat.
-fn add_by_hand(db: &Path, name: &str, file: &Path) {
-    let bytes = std::fs::read(file).unwrap();
-    let collection: Value = serde_json::from_slice(&bytes).unwrap();
-    let conn = rusqlite::Connection::open(db).unwrap();
-    conn.execute_batch(
-        "CREATE TABLE area_sets (name TEXT PRIMARY KEY, source TEXT NOT NULL, \
-         sha256 TEXT NOT NULL, features INTEGER NOT NULL, crs TEXT NOT NULL, added_at TEXT NOT NULL); \
-         CREATE TABLE areas (set_name TEXT NOT NULL, id TEXT NOT NULL, name TEXT NOT NULL, \
-         min_x REAL NOT NULL, min_y REAL NOT NULL, max_x REAL NOT NULL, max_y REAL NOT NULL, \
-         geometry BLOB NOT NULL, PRIMARY KEY (set_name, id)); \
-         CREATE TABLE area_count_points (set_name TEXT NOT NULL, area_id TEXT NOT NULL, \
-         count_point_id INTEGER NOT NULL, PRIMARY KEY (set_name, area_id, count_point_id)) WITHOUT ROWID;",
-    )
-    .unwrap();
-    let features = collection["features"].as_array().unwrap();
-    let sha256 = format!("{:x}", sha2::Sha256::digest(&bytes));
-    conn.execute(
-        "INSERT INTO area_sets VALUES (?1, 'zones.geojson', ?2, ?3, 'OGC:CRS84', '2026-01-01T00:00:00Z')",
-        rusqlite::params![name, sha256, features.len() as i64],
-    )
-    .unwrap();
-    for f in features {
-        let g = &f["geometry"];
-        let polygons = match g["type"].as_str() {
-            Some("Polygon") => vec![g["coordinates"].clone()],
-            _ => g["coordinates"].as_array().unwrap().clone(),
-        };
-        let mut wkb = vec![1u8];
-        wkb.extend(6u32.to_le_bytes());
-        wkb.extend((polygons.len() as u32).to_le_bytes());
-        let mut b = [
-            f64::INFINITY,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NEG_INFINITY,
-        ];
-        for polygon in &polygons {
-            let rings = polygon.as_array().unwrap();
-            wkb.push(1);
-            wkb.extend(3u32.to_le_bytes());
-            wkb.extend((rings.len() as u32).to_le_bytes());
-            for ring in rings {
-                let points = ring.as_array().unwrap();
-                wkb.extend((points.len() as u32).to_le_bytes());
-                for p in points {
-                    let (x, y) = (p[0].as_f64().unwrap(), p[1].as_f64().unwrap());
-                    b = [b[0].min(x), b[1].min(y), b[2].max(x), b[3].max(y)];
-                    wkb.extend(x.to_le_bytes());
-                    wkb.extend(y.to_le_bytes());
-                }
-            }
-        }
-        let p = &f["properties"];
-        conn.execute(
-            "INSERT INTO areas VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            rusqlite::params![
-                name,
-                p["id"].as_str(),
-                p["name"].as_str(),
-                b[0],
-                b[1],
-                b[2],
-                b[3],
-                wkb
-            ],
-        )
-        .unwrap();
-    }
 }
 
 pub fn zones_server() -> &'static TestServer {

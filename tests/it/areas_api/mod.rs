@@ -2,7 +2,7 @@
 //! `filter[area]` on every listing with places, against GeoPandas' `sjoin` of the release's
 //! count points with the same boundary file; tags that change when a set is replaced.
 
-mod sets;
+pub mod sets;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -322,9 +322,12 @@ fn filter_area_combines_with_other_filters_and_forms_and_names_what_is_unknown()
 
     // Facets and summaries under it.
     let facets = get(&server, &format!("/api/{path}/facets?facet=year&{area}")).json();
-    let counted: i64 = (facets["facets"]["year"]["values"].as_array().unwrap().iter())
-        .map(|v| v["count"].as_i64().unwrap())
-        .sum();
+    let counted: i64 = (facets["facets"]["year"]["values"]
+        .as_array()
+        .unwrap()
+        .iter())
+    .map(|v| v["count"].as_i64().unwrap())
+    .sum();
     assert_eq!(counted, all.len() as i64, "{facets}");
     let summary = get(&server, &format!("/api/{path}/summary?{area}")).json();
     assert_eq!(summary[0]["records"], all.len(), "{summary}");

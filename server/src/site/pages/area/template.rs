@@ -9,7 +9,7 @@ use super::query::{AreaShown, SetAreas, SetRow, AREAS_PER_PAGE, PER_PAGE};
 use crate::html::{page_in, Section};
 use crate::query::encode;
 use crate::site::format;
-use crate::site::pages::query::PointRow;
+use crate::site::pages::query::{Columns, PointRow};
 use crate::site::pages::template::{
     breadcrumbs, chart_and_table, count_point_table, map, pager, Context, Figures, Focus,
 };
@@ -141,16 +141,6 @@ pub fn one(ctx: &Context, shown: AreaShown, page: i64) -> Markup {
         "Map of {}: its outline and its {} count points",
         area.name, shown.members
     );
-    let records = shown
-        .records
-        .iter()
-        .map(|n| format::whole(*n as f64))
-        .collect();
-    let title = format!("Vehicle-km in {}", area.name);
-    let figures = Figures::by_year("area-vehicle-km", title, "vehicle-km", shown.years, |_| {
-        "Vehicle-km".to_string()
-    });
-    let figures = chart_and_table(figures.with_extra(vec![("AADF records".into(), records)]));
     let body = html! {
         (breadcrumbs(&trail(ctx, Some(set))))
         h1 { (area.name) }
@@ -161,7 +151,7 @@ pub fn one(ctx: &Context, shown: AreaShown, page: i64) -> Markup {
         section aria-labelledby="traffic" {
             h2 #traffic { "Vehicle-km over the years" }
             p { "Each year's AADF of every motor vehicle at the area's count points, times the length of each count point's road link, times the days in the year (DfT's method for major roads), added up." }
-            (figures)
+            (traffic(&area.name, shown.years, &shown.records))
         }
         section aria-labelledby="points" {
             h2 #points { "Count points" }
@@ -173,6 +163,25 @@ pub fn one(ctx: &Context, shown: AreaShown, page: i64) -> Markup {
         (as_data(ctx, (set, &area.id), &geojson))
     };
     page_in(ctx.frame, Section::Explore, &area.name, body)
+}
+
+/// The vehicle-km by year as a chart and a table (with the AADF records of each year); where
+/// no record has a link length (minor roads), a sentence instead of an empty chart.
+fn traffic(name: &str, years: Columns, records: &[i64]) -> Markup {
+    let has_figures = (years.columns.iter()).any(|c| c.values.iter().any(Option::is_some));
+    if !has_figures && !years.xs.is_empty() {
+        let total: i64 = records.iter().sum();
+        return html! { p.empty {
+            "The AADF records of its count points give no link length (as for minor roads), so no vehicle-km: "
+            (format::whole(total as f64)) " records in " (years.xs.len()) " years."
+        } };
+    }
+    let records = records.iter().map(|n| format::whole(*n as f64)).collect();
+    let title = format!("Vehicle-km in {name}");
+    let figures = Figures::by_year("area-vehicle-km", title, "vehicle-km", years, |_| {
+        "Vehicle-km".to_string()
+    });
+    chart_and_table(figures.with_extra(vec![("AADF records".into(), records)]))
 }
 
 /// Where the same is in the API, the downloads and OGC API - Features.
