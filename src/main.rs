@@ -85,7 +85,27 @@ fn ensure_default_db(db: &Path) -> std::io::Result<()> {
         release: Some(SAMPLE_RELEASE.into()),
         ..Default::default()
     };
-    roadtraffic_loader::run(&opts)
+    roadtraffic_loader::run(&opts).map_err(std::io::Error::other)?;
+    add_sample_areas(db)
+}
+
+/// The sample's hand-made area set (`data/sample-areas/`), added as `zones` so that a fresh
+/// start shows one; a copy of the program run away from the repository has the sample alone.
+const SAMPLE_AREAS: &str = "data/sample-areas/zones.geojson";
+
+fn add_sample_areas(db: &Path) -> std::io::Result<()> {
+    if !Path::new(SAMPLE_AREAS).is_file() {
+        log::warn!("{SAMPLE_AREAS} is missing: the sample has no area set");
+        return Ok(());
+    }
+    let opts = roadtraffic_loader::areas::AddOptions {
+        db: db.to_path_buf(),
+        name: "zones".into(),
+        file: PathBuf::from(SAMPLE_AREAS),
+        fields: Default::default(),
+        replace: false,
+    };
+    roadtraffic_loader::areas::add(&opts)
         .map(|_| ())
         .map_err(std::io::Error::other)
 }

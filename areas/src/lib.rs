@@ -70,3 +70,24 @@ pub struct AreaSet {
     /// In the file's order.
     pub areas: Vec<Area>,
 }
+
+impl Area {
+    /// Its bounds in its set's CRS, `[min_x, min_y, max_x, max_y]`.
+    pub fn bounds(&self) -> [f64; 4] {
+        use geo::BoundingRect;
+        match self.geometry.bounding_rect() {
+            Some(r) => [r.min().x, r.min().y, r.max().x, r.max().y],
+            None => [f64::NAN; 4],
+        }
+    }
+}
+
+/// Whether the file has the table `name`.
+pub(crate) fn table_exists(conn: &rusqlite::Connection, name: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        [name],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+}

@@ -15,7 +15,7 @@ use rusqlite::types::ValueRef;
 
 use roadtraffic_catalog::places::{Places, EASTING, LATITUDE, LONGITUDE, NORTHING, PLACE_KEY};
 
-use crate::store::table_exists;
+use crate::table_exists;
 use crate::{AreaSet, SetCrs};
 
 /// A count point where the release puts it.
@@ -94,7 +94,7 @@ impl Membership {
     pub fn assign(set: &AreaSet, places: &[Place]) -> Membership {
         let boxes = (set.areas.iter().enumerate())
             .filter_map(|(i, a)| {
-                let [min_x, min_y, max_x, max_y] = crate::store::bounds(a);
+                let [min_x, min_y, max_x, max_y] = a.bounds();
                 let corners = Rectangle::from_corners([min_x, min_y], [max_x, max_y]);
                 min_x
                     .is_finite()

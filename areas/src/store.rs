@@ -9,7 +9,6 @@
 //!
 //! Every value is a bound parameter: ids and names are text, never SQL.
 
-use geo::BoundingRect;
 use geozero::{CoordDimensions, ToGeo, ToWkb};
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -49,17 +48,7 @@ pub fn create_tables(conn: &Connection) -> rusqlite::Result<()> {
 
 /// Whether the file has the area tables.
 pub fn has_tables(conn: &Connection) -> rusqlite::Result<bool> {
-    table_exists(conn, "area_sets")
-}
-
-/// Whether the file has the table `name`.
-pub fn table_exists(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
-    conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
-        [name],
-        |r| r.get::<_, i64>(0),
-    )
-    .map(|n| n > 0)
+    crate::table_exists(conn, "area_sets")
 }
 
 /// Writes a set (replacing none: a name already stored is the caller's to refuse).
@@ -81,7 +70,7 @@ pub fn write_set(conn: &Connection, set: &AreaSet, added_at: &str) -> rusqlite::
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?;
     for area in &set.areas {
-        let [min_x, min_y, max_x, max_y] = bounds(area);
+        let [min_x, min_y, max_x, max_y] = area.bounds();
         insert.execute(params![
             set.name,
             area.id,
@@ -94,14 +83,6 @@ pub fn write_set(conn: &Connection, set: &AreaSet, added_at: &str) -> rusqlite::
         ])?;
     }
     Ok(())
-}
-
-/// An area's bounds in its set's CRS, `[min_x, min_y, max_x, max_y]`.
-pub fn bounds(area: &Area) -> [f64; 4] {
-    match area.geometry.bounding_rect() {
-        Some(r) => [r.min().x, r.min().y, r.max().x, r.max().y],
-        None => [f64::NAN; 4],
-    }
 }
 
 /// An area's boundary as WKB (a MultiPolygon, little-endian, x and y).
@@ -124,6 +105,19 @@ pub fn write_membership(
         insert.execute(params![set.name, set.areas[area as usize].id, count_point])?;
     }
     Ok(())
+}
+
+/// Assigns the release's count points (`places`) to the set's areas, and writes them and the
+/// set's totals by area; how many (area, count point) pairs there are.
+pub fn write_count_points(
+    conn: &Connection,
+    set: &AreaSet,
+    places: &[crate::Place],
+) -> rusqlite::Result<usize> {
+    let membership = Membership::assign(set, places);
+    write_membership(conn, set, &membership)?;
+    crate::totals::fill(conn, &set.name)?;
+    Ok(membership.pairs.len())
 }
 
 /// The sets stored, by name; none when the file has no area tables.

@@ -13,7 +13,7 @@ use roadtraffic_catalog::totals::{stat_column, STATS};
 use roadtraffic_catalog::{Dataset, ValueType};
 use rusqlite::Connection;
 
-use crate::store::table_exists;
+use crate::table_exists;
 
 /// The datasets that have a table of totals by area.
 pub fn datasets() -> impl Iterator<Item = &'static Dataset> {

@@ -1,7 +1,8 @@
 //! The command line of `roadtraffic-load`: arguments, the run, the report on stderr, the exit
 //! status. `roadtraffic-load --db FILE INPUT...` loads (`--fetch` downloads the current release
 //! first); `roadtraffic-load diff OLD NEW` compares two files; `roadtraffic-load releases`
-//! lists the releases kept beside `--db`, and `--drop-release NAME` drops one.
+//! lists the releases kept beside `--db`, and `--drop-release NAME` drops one;
+//! `roadtraffic-load areas add|list|drop` keeps the area sets in `--db`.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -9,6 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::areas;
 use crate::fetch::{self, FetchOptions, Show};
 use crate::{self as load, diff, LoadError, LoadOptions, LoadReport};
 
@@ -126,6 +128,59 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Area sets (wards, constituencies, a council's zones) kept in --db: added from a boundary
+    /// file, listed, dropped. Each is carried over by every load.
+    Areas {
+        #[command(subcommand)]
+        command: AreasCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum AreasCommand {
+    /// Add the boundary file FILE (GeoJSON in longitude and latitude or a declared EPSG:27700,
+    /// or a GeoPackage layer) as the set NAME, its count points assigned to its areas.
+    Add {
+        /// The SQLite file the set is added to (replaced atomically on success).
+        #[arg(long, env = "ROADTRAFFIC_DB")]
+        db: PathBuf,
+        /// The set's name: a lower-case letter, then up to 63 lower-case letters, digits or _.
+        name: String,
+        /// The boundary file.
+        file: PathBuf,
+        /// The property giving each area its id [default: code, then id, then the feature's id].
+        #[arg(long, value_name = "F")]
+        id_field: Option<String>,
+        /// The property giving each area its name [default: name; else the id].
+        #[arg(long, value_name = "F")]
+        name_field: Option<String>,
+        /// The GeoPackage layer to read, when it has several.
+        #[arg(long, value_name = "L")]
+        layer: Option<String>,
+        /// Replace the set NAME if it is there, instead of refusing.
+        #[arg(long)]
+        replace: bool,
+        /// No report on stderr (errors are still printed).
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// List the sets in --db: name, features, CRS, source file, its SHA-256, when added.
+    List {
+        /// The SQLite file.
+        #[arg(long, env = "ROADTRAFFIC_DB")]
+        db: PathBuf,
+        /// Print the listing as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Drop the set NAME, its areas and their count points from --db.
+    Drop {
+        /// The SQLite file the set is dropped from (replaced atomically on success).
+        #[arg(long, env = "ROADTRAFFIC_DB")]
+        db: PathBuf,
+        /// The set's name.
+        name: String,
+    },
 }
 
 /// Runs the command line: parses the arguments, loads or compares, reports. Logging is the
@@ -140,6 +195,7 @@ pub fn main() -> ExitCode {
             quiet,
         }) => run_diff(&old, &new, report_json.as_deref(), quiet),
         Some(Command::Releases { db, json }) => run_releases(&db, json),
+        Some(Command::Areas { command }) => run_areas(command),
         None => match args.drop_release.clone() {
             Some(name) => run_drop(&args.db.unwrap_or_default(), &name, args.quiet),
             None => run_load(args),
@@ -172,6 +228,68 @@ fn run_releases(db: &Path, json: bool) -> ExitCode {
             eprintln!("roadtraffic-load releases: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn run_areas(command: AreasCommand) -> ExitCode {
+    match command {
+        AreasCommand::Add {
+            db,
+            name,
+            file,
+            id_field,
+            name_field,
+            layer,
+            replace,
+            quiet,
+        } => {
+            let opts = areas::AddOptions {
+                db,
+                name,
+                file,
+                fields: roadtraffic_areas::Fields {
+                    id: id_field,
+                    name: name_field,
+                    layer,
+                },
+                replace,
+            };
+            match areas::add(&opts) {
+                Ok(added) => {
+                    if !quiet {
+                        eprintln!(
+                            "Added area set {}: {} areas ({}) from {}, {} count points in them; \
+                             wrote {}",
+                            opts.name,
+                            added.areas,
+                            added.crs,
+                            opts.file.display(),
+                            added.memberships,
+                            opts.db.display()
+                        );
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => refused(&e, &opts.db, None),
+            }
+        }
+        AreasCommand::List { db, json } => match areas::list(&db, json) {
+            Ok(listing) => {
+                print!("{listing}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("roadtraffic-load areas: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        AreasCommand::Drop { db, name } => match areas::drop_set(&db, &name) {
+            Ok(()) => {
+                eprintln!("Dropped area set {name} from {}", db.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => refused(&e, &db, None),
+        },
     }
 }
 

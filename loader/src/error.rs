@@ -43,6 +43,37 @@ pub enum LoadError {
     /// releases kept beside `--db`.
     #[error(transparent)]
     Releases(#[from] ReleaseError),
+    /// What `roadtraffic-load areas` asked cannot be done: a bad name or boundary file, a set
+    /// that is there (or not).
+    #[error(transparent)]
+    Areas(#[from] AreaError),
+}
+
+/// Why an area set cannot be added or dropped. Nothing was changed.
+#[derive(Debug, thiserror::Error)]
+pub enum AreaError {
+    #[error(
+        "area set name {0:?}: a name is a lower-case letter, then up to 63 lower-case letters, \
+         digits or underscores"
+    )]
+    BadName(String),
+    #[error("area set {name} is already in {}: --replace replaces it", .db.display())]
+    NameTaken { name: String, db: PathBuf },
+    #[error("no area set {name} in {}; there are: {}", .db.display(),
+        if .kept.is_empty() { "none".to_string() } else { .kept.join(", ") })]
+    Unknown {
+        name: String,
+        db: PathBuf,
+        kept: Vec<String>,
+    },
+    /// The boundary file is refused: the feature and the fault.
+    #[error("{}: refused: {error}", .file.display())]
+    Boundary {
+        file: PathBuf,
+        error: roadtraffic_areas::BoundaryError,
+    },
+    #[error("--db {}: no file built by roadtraffic-load there: load a release first", .0.display())]
+    NoFile(PathBuf),
 }
 
 /// Why the releases kept beside `--db` cannot be changed as asked. Nothing was changed.

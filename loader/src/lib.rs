@@ -19,6 +19,7 @@
 //! report and the errors sit below the stages, which import them, never the reverse:
 //! `cli -> run -> stages -> error -> report -> releases -> catalogue`. `cli.rs` is the command line.
 
+pub mod areas;
 mod cells;
 pub mod cli;
 mod derived;
@@ -47,8 +48,8 @@ use roadtraffic_catalog::{self as catalog, Dataset};
 pub use roadtraffic_releases::diff;
 
 pub use error::{
-    DiffError, FetchError, FileRefusal, InputError, LoadError, Refusal, Refusals, ReleaseError,
-    TargetError,
+    AreaError, DiffError, FetchError, FileRefusal, InputError, LoadError, Refusal, Refusals,
+    ReleaseError, TargetError,
 };
 pub use keep::{drop_release, list as list_releases};
 pub use options::{LoadOptions, DEFAULT_MAX_RECORD_BYTES};
@@ -107,6 +108,7 @@ fn load(
     if target.previous.is_some() {
         compare_with_replaced(&target, partial.path(), &mut report)?;
     }
+    areas::carry(&target.path, partial.path(), &mut report)?;
     let committed = match keeping {
         Some(k) => Some(k.commit(partial.path(), &mut report)?),
         None => None,

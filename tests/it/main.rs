@@ -6,6 +6,7 @@
 mod api;
 mod architecture;
 mod areas_api;
+mod areas_load;
 mod browser;
 mod caching;
 mod changes;

@@ -16,6 +16,8 @@ use crate::spatial::grid::{self, GridPoint};
 pub struct StoredSets {
     /// By name, as the file lists them.
     pub sets: Vec<Arc<StoredSet>>,
+    /// The file's tables of totals by area (`roadtraffic_areas::totals`).
+    pub totals_tables: Arc<[String]>,
 }
 
 /// One set as stored: what is listed of it, its areas, and each area's extent in lon/lat.
@@ -27,6 +29,8 @@ pub struct StoredSet {
     /// lon/lat).
     pub bboxes: Vec<[f64; 4]>,
     by_id: HashMap<String, u32>,
+    /// Each area's name, by id.
+    pub names: Arc<HashMap<String, String>>,
 }
 
 impl StoredSets {
@@ -45,7 +49,17 @@ impl StoredSets {
             })?;
             sets.push(Arc::new(StoredSet::new(info, set)));
         }
-        Ok(StoredSets { sets })
+        let mut totals_tables = Vec::new();
+        for d in roadtraffic_areas::totals::datasets() {
+            let table = roadtraffic_areas::totals::table(d);
+            if store::table_exists(&conn, &table)? {
+                totals_tables.push(table);
+            }
+        }
+        Ok(StoredSets {
+            sets,
+            totals_tables: totals_tables.into(),
+        })
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<StoredSet>> {
@@ -65,11 +79,15 @@ impl StoredSet {
         let by_id = (set.areas.iter().enumerate())
             .map(|(i, a)| (a.id.clone(), i as u32))
             .collect();
+        let names = (set.areas.iter())
+            .map(|a| (a.id.clone(), a.name.clone()))
+            .collect();
         StoredSet {
             info,
             set,
             bboxes,
             by_id,
+            names: Arc::new(names),
         }
     }
 
@@ -123,6 +141,8 @@ pub struct SetMembers {
     pub membership: Membership,
     /// How many count points each area holds, by area index.
     pub counts: Vec<usize>,
+    /// Each (area id, count point) as a JSON array, written when first asked.
+    pairs: OnceLock<Arc<str>>,
 }
 
 impl SetMembers {
@@ -187,6 +207,21 @@ impl SetMembers {
         for (area, _) in &membership.pairs {
             counts[*area as usize] += 1;
         }
-        SetMembers { membership, counts }
+        SetMembers {
+            membership,
+            counts,
+            pairs: OnceLock::new(),
+        }
+    }
+
+    /// Each (area id, count point) as a JSON array of pairs, for a join with `json_each`.
+    pub fn pairs_json(&self, set: &StoredSet) -> Arc<str> {
+        let pairs = self.pairs.get_or_init(|| {
+            let pairs: Vec<(&str, i64)> = (self.membership.pairs.iter())
+                .map(|(area, cp)| (set.areas()[*area as usize].id.as_str(), *cp))
+                .collect();
+            serde_json::to_string(&pairs).unwrap_or_default().into()
+        });
+        pairs.clone()
     }
 }

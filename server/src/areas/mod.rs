@@ -18,7 +18,7 @@ pub use held::{SetMembers, StoredSet, StoredSets};
 use crate::error::ApiError;
 use crate::release::Release;
 use crate::rows::area_filter::{unknown_areas, unknown_set};
-use crate::rows::{AreaFilter, AreaLookup};
+use crate::rows::{AreaFilter, AreaGrouping, AreaLookup};
 use crate::state::AppState;
 
 /// The areas as a request sees them: the latest file's sets, over the count points of the
@@ -79,6 +79,25 @@ impl AreaLookup for AreasOf {
             count_points: serde_json::to_string(&count_points)
                 .map_err(ApiError::internal)?
                 .into(),
+        })
+    }
+
+    fn grouping(&self, set: &str) -> Result<AreaGrouping, ApiError> {
+        let sets = self.sets()?;
+        let stored = sets
+            .get(set)
+            .ok_or_else(|| unknown_set(set, &sets.names()))?;
+        let members = self.members(stored)?;
+        let totals_tables = match Arc::ptr_eq(&self.latest, &self.served) {
+            true => sets.totals_tables.clone(),
+            false => Arc::from([]),
+        };
+        Ok(AreaGrouping {
+            set: set.to_string(),
+            sha256: stored.info.sha256.clone(),
+            names: stored.names.clone(),
+            pairs: members.pairs_json(stored),
+            totals_tables,
         })
     }
 }

@@ -3,6 +3,7 @@
 //! [`AreaLookup`] (the areas room's, over the release being served), which turns the set and
 //! its ids into the count points they hold, or a 400 naming what is not there.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::ApiError;
@@ -30,11 +31,31 @@ impl AreaFilter {
     }
 }
 
-/// Finds the count points of a set's areas for a request's filters.
+/// A set's areas and their count points, for the totals by area (`group_by=area:{set}`).
+#[derive(Debug, Clone)]
+pub struct AreaGrouping {
+    pub set: String,
+    /// The set's SHA-256: a replaced set is another question.
+    pub sha256: String,
+    /// Each area's name, by id.
+    pub names: Arc<HashMap<String, String>>,
+    /// Each (area id, count point) the release holds, a JSON array of pairs: the argument of
+    /// a join with `json_each(?)`.
+    pub pairs: Arc<str>,
+    /// The tables of totals by area (`<table>_totals_area`, `roadtraffic_areas::totals`) of
+    /// the file served that hold this set: the latest file's, assigned by the same rule from
+    /// the same count points (none for an older release, whose file holds no sets).
+    pub totals_tables: Arc<[String]>,
+}
+
+/// Finds the count points of a set's areas for a request's filters and totals.
 pub trait AreaLookup {
     /// The count points of the areas `ids` of `set`, together; a 400 naming an unknown set or
     /// id.
     fn area_filter(&self, set: &str, ids: &[&str]) -> Result<AreaFilter, ApiError>;
+
+    /// Every area of `set` with its count points; a 400 naming an unknown set.
+    fn grouping(&self, set: &str) -> Result<AreaGrouping, ApiError>;
 }
 
 /// No sets: every `filter[area]` is a 400 (for what reads filters where no release is at
@@ -45,12 +66,16 @@ impl AreaLookup for NoAreas {
     fn area_filter(&self, set: &str, _: &[&str]) -> Result<AreaFilter, ApiError> {
         Err(unknown_set(set, &[]))
     }
+
+    fn grouping(&self, set: &str) -> Result<AreaGrouping, ApiError> {
+        Err(unknown_set(set, &[]))
+    }
 }
 
 /// The 400 of a set that is not stored, naming those that are.
 pub fn unknown_set(set: &str, known: &[&str]) -> ApiError {
     ApiError::BadRequest(format!(
-        "The value of filter[area] names the area set `{set}`, which is not one of `{}`.",
+        "There is no area set `{set}`: the sets are `{}` (see /api/areas).",
         known.join(", ")
     ))
 }

@@ -23,7 +23,7 @@ use roadtraffic_catalog::{Column, Dataset};
 use crate::error::ApiError;
 use crate::query::Query;
 
-pub use area_filter::{AreaFilter, AreaLookup, NoAreas};
+pub use area_filter::{AreaFilter, AreaGrouping, AreaLookup, NoAreas};
 pub use filter_sets::FilterSets;
 pub use page::{Page, PageNumber};
 pub use paging::{Found, Pager, RowQuery, Window};

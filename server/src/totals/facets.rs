@@ -7,9 +7,14 @@ use rusqlite::Connection;
 
 use roadtraffic_catalog::json;
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::by_area::{AreaSource, AREA};
 use super::question::Facets;
 use super::read_from::{each_row, ReadFrom, Rollups};
 use crate::error::ApiError;
+use crate::rows::AreaGrouping;
 use roadtraffic_catalog::totals::key_value;
 
 /// One column's values and counts.
@@ -17,12 +22,17 @@ pub struct Facet {
     pub column: &'static str,
     pub values: Vec<(SqlValue, i64)>,
     pub truncated: bool,
+    /// For the areas' facet: each area's name, by id, written beside it as `area_name`.
+    pub names: Option<Arc<HashMap<String, String>>>,
 }
 
 impl Facets {
     /// Counts each column's values, in the order asked.
     pub fn run(&self, conn: &Connection, rollups: &Rollups) -> Result<Vec<Facet>, ApiError> {
-        let mut out = Vec::with_capacity(self.columns.len());
+        let mut out = Vec::with_capacity(self.columns.len() + 1);
+        if let Some(grouping) = &self.by_area {
+            out.push(self.areas(conn, grouping)?);
+        }
         for column in &self.columns {
             let source = ReadFrom::choose(
                 self.dataset,
@@ -56,9 +66,37 @@ impl Facets {
                 column: column.name,
                 values,
                 truncated,
+                names: None,
             });
         }
         Ok(out)
+    }
+
+    /// The areas' facet: how many records each area of the set holds (`by_area`).
+    fn areas(&self, conn: &Connection, grouping: &AreaGrouping) -> Result<Facet, ApiError> {
+        let d = self.dataset;
+        let source = AreaSource::choose(d, &self.conditions, (grouping, &[]), &[]);
+        let (from, args) = source.filtered(d, &self.conditions, grouping);
+        let sql = format!(
+            "SELECT {} AS v, {} AS n FROM {from} GROUP BY v ORDER BY n DESC, v LIMIT {}",
+            source.area,
+            source.read.records(),
+            self.size + 1
+        );
+        let mut values = Vec::new();
+        each_row(conn, &sql, &args, |r| {
+            values.push((r.get(0)?, r.get(1)?));
+            Ok(())
+        })?;
+        log::debug!("{} facet {AREA}: {}", d.table, source.name());
+        let truncated = values.len() > self.size;
+        values.truncate(self.size);
+        Ok(Facet {
+            column: AREA,
+            values,
+            truncated,
+            names: Some(grouping.names.clone()),
+        })
     }
 }
 
@@ -77,6 +115,13 @@ pub fn write_json(facets: &[Facet]) -> Vec<u8> {
             }
             out.extend_from_slice(b"{\"value\":");
             json::value(&mut out, value.into());
+            if let (Some(names), SqlValue::Text(id)) = (&facet.names, value) {
+                out.extend_from_slice(b",\"area_name\":");
+                match names.get(id) {
+                    Some(name) => json::string(&mut out, name),
+                    None => out.extend_from_slice(b"null"),
+                }
+            }
             out.extend_from_slice(b",\"count\":");
             json::int(&mut out, *count);
             out.push(b'}');

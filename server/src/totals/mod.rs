@@ -11,6 +11,7 @@
 //! the listing's own SQL), run under the query time limit, written (`write`). What may be
 //! grouped and added up is the catalogue's (`roadtraffic_catalog::totals`).
 
+mod by_area;
 mod facets;
 mod question;
 mod read_from;

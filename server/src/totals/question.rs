@@ -4,17 +4,18 @@
 
 use roadtraffic_catalog::{Column, Dataset};
 
+use super::by_area::{self, AREA, AREA_NAME};
 use crate::error::ApiError;
 use crate::query::php::{self, Param, Params};
 use crate::query::Query;
-use crate::rows::{conditions_key, AreaLookup, Condition};
+use crate::rows::{conditions_key, AreaGrouping, AreaLookup, Condition};
 use crate::rows::{sort_keys, sorts_not_allowed};
 
 /// Values listed per facet when `facet_size` is not given.
 pub const DEFAULT_FACET_SIZE: usize = 30;
 /// The largest `facet_size`.
 pub const MAX_FACET_SIZE: usize = 1_000;
-/// The most `group_by` columns a summary takes.
+/// The most `group_by` columns a summary takes (an area set counting as one).
 pub const MAX_GROUP_BY: usize = 5;
 /// The most rows a summary returns (and the largest `limit`): more groups than this is a 400.
 pub const MAX_SUMMARY_ROWS: usize = 10_000;
@@ -27,6 +28,8 @@ pub struct Facets {
     pub dataset: &'static Dataset,
     pub conditions: Vec<Condition>,
     pub columns: Vec<&'static Column>,
+    /// `facet=area:{set}`: the areas' counts, before the columns'.
+    pub by_area: Option<AreaGrouping>,
     /// Values listed per column.
     pub size: usize,
 }
@@ -74,6 +77,8 @@ impl Measure {
 pub enum SortKey {
     /// The n-th `group_by` column.
     Group(usize),
+    /// The area's id (`group_by=area:{set}`).
+    Area,
     Count,
     /// The n-th measure.
     Measure(usize),
@@ -84,6 +89,8 @@ pub enum SortKey {
 pub struct Summary {
     pub dataset: &'static Dataset,
     pub conditions: Vec<Condition>,
+    /// `group_by=area:{set}`: grouped by area first (`area`, `area_name`), then the columns.
+    pub by_area: Option<AreaGrouping>,
     pub group_by: Vec<&'static Column>,
     /// Sums first, then averages, minima and maxima, each in the order listed.
     pub measures: Vec<Measure>,
@@ -175,7 +182,12 @@ impl Facets {
     pub fn key(&self) -> String {
         let columns: Vec<&str> = self.columns.iter().map(|c| c.name).collect();
         let rows = conditions_key(self.dataset, &self.conditions);
-        format!("facets of {rows}: {} ({})", columns.join(","), self.size)
+        let areas = by_area::key(self.by_area.as_ref());
+        format!(
+            "facets of {rows}:{areas} {} ({})",
+            columns.join(","),
+            self.size
+        )
     }
 
     pub fn parse(
@@ -191,10 +203,13 @@ impl Facets {
                 names.join(", ")
             ))
         })?;
+        let conditions = crate::rows::conditions(d, query, areas)?;
+        let (by_area, asked) = by_area::split("facet", asked, areas)?;
         Ok(Facets {
             dataset: d,
-            conditions: crate::rows::conditions(d, query, areas)?,
+            conditions,
             columns: columns_of("facet", &asked, &allowed, "")?,
+            by_area,
             size: whole(query, "facet_size", MAX_FACET_SIZE)?.unwrap_or(DEFAULT_FACET_SIZE),
         })
     }
@@ -208,20 +223,25 @@ impl Summary {
     ) -> Result<Self, ApiError> {
         let groupable: Vec<&'static Column> = d.facet_columns().collect();
         let names: Vec<&str> = groupable.iter().map(|c| c.name).collect();
-        let group_by = match listed(query, "group_by", &names)? {
-            Some(asked) => columns_of("group_by", &asked, &groupable, "")?,
-            None => Vec::new(),
+        let conditions = crate::rows::conditions(d, query, areas)?;
+        let (by_area, group_by) = match listed(query, "group_by", &names)? {
+            Some(asked) => {
+                let (by_area, asked) = by_area::split("group_by", asked, areas)?;
+                (by_area, columns_of("group_by", &asked, &groupable, "")?)
+            }
+            None => (None, Vec::new()),
         };
-        if group_by.len() > MAX_GROUP_BY {
+        let groups = group_by.len() + usize::from(by_area.is_some());
+        if groups > MAX_GROUP_BY {
             return Err(bad(format!(
-                "At most {MAX_GROUP_BY} group_by columns can be given, not {}.",
-                group_by.len()
+                "At most {MAX_GROUP_BY} group_by columns can be given, not {groups}."
             )));
         }
         let measures = measures(d, query)?;
         let mut summary = Summary {
             dataset: d,
-            conditions: crate::rows::conditions(d, query, areas)?,
+            conditions,
+            by_area,
             group_by,
             measures,
             sort: Vec::new(),
@@ -238,10 +258,11 @@ impl Summary {
         let sort: Vec<String> = (self.sort.iter())
             .map(|(key, desc)| format!("{key:?}{}", if *desc { " desc" } else { "" }))
             .collect();
-        let groups = self.group_by.len();
+        let groups = self.group_by.len() + 2 * usize::from(self.by_area.is_some());
         let columns = self.output_names();
         format!(
-            "summary of {rows}: {} by {} sort {}{limit}",
+            "summary of {rows}:{} {} by {} sort {}{limit}",
+            by_area::key(self.by_area.as_ref()),
             columns[groups..].join(","),
             columns[..groups].join(","),
             sort.join(",")
@@ -250,7 +271,9 @@ impl Summary {
 
     /// Its output columns, in order: the group keys, `count`, the measures.
     pub fn output_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.group_by.iter().map(|c| c.name.to_string()).collect();
+        let areas = self.by_area.iter().flat_map(|_| [AREA, AREA_NAME]);
+        let columns = self.group_by.iter().map(|c| c.name);
+        let mut names: Vec<String> = areas.chain(columns).map(str::to_string).collect();
         names.push("count".to_string());
         names.extend(self.measures.iter().map(Measure::name));
         names
@@ -267,8 +290,12 @@ impl Summary {
             ));
         };
         let names = self.output_names();
+        let areas = 2 * usize::from(self.by_area.is_some());
         let key_of = |name: &str| {
-            let at = names.iter().position(|n| n == name)?;
+            if areas > 0 && name == AREA {
+                return Some(SortKey::Area);
+            }
+            let at = names.iter().position(|n| n == name)?.checked_sub(areas)?;
             let groups = self.group_by.len();
             Some(match at {
                 i if i < groups => SortKey::Group(i),

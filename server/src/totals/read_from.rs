@@ -23,6 +23,13 @@ use crate::rows::{Condition, Plan, Reading, Rows};
 /// (its sums would overflow) is not used.
 pub struct Rollups(Vec<Usable>);
 
+impl Rollups {
+    /// No tables of totals: every question reads the runs or the rows.
+    pub fn none() -> Rollups {
+        Rollups(Vec::new())
+    }
+}
+
 struct Usable {
     dataset: &'static str,
     table: String,
@@ -152,6 +159,15 @@ impl ReadFrom {
                     let marks = vec!["?"; values.len()].join(",");
                     terms.push(format!("{alias}.{} IN ({marks})", col.name));
                     args.extend(values.iter().cloned());
+                }
+                // Only a table of totals by area of the set is chosen under it (`by_area`).
+                Condition::InAreas(_, areas) => {
+                    terms.push(format!(
+                        "{alias}.area_id IN (SELECT value FROM json_each(?))"
+                    ));
+                    args.push(SqlValue::Text(
+                        serde_json::to_string(&areas.ids).unwrap_or_default(),
+                    ));
                 }
                 _ => terms.push("0".to_string()),
             }

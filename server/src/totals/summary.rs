@@ -4,6 +4,7 @@
 use rusqlite::types::Value as SqlValue;
 use rusqlite::Connection;
 
+use super::by_area::{self, AreaSource};
 use super::question::{SortKey, Stat, Summary, AVG_DECIMALS, MAX_SUMMARY_ROWS};
 use super::read_from::{each_row, ReadFrom, Rollups};
 use crate::error::ApiError;
@@ -40,6 +41,9 @@ fn selected(stat: Stat) -> &'static [&'static str] {
 impl Summary {
     /// Where it is answered from.
     pub fn source(&self, rollups: &Rollups) -> ReadFrom {
+        if let Some(area) = self.area_source() {
+            return area.read;
+        }
         let measures = !self.measures.is_empty();
         ReadFrom::choose(
             self.dataset,
@@ -50,22 +54,42 @@ impl Summary {
         )
     }
 
-    /// The statement: `g0..` the keys, `n` the count, `m0_sum`, `m0_count`... each measure's
-    /// parts; grouped by the keys, in the asked order, one row past the cap.
-    pub fn sql(&self, source: &ReadFrom) -> (String, Vec<SqlValue>) {
-        let mut select: Vec<String> = (self.group_by.iter().enumerate())
-            .map(|(i, c)| format!("{} AS g{i}", key_value(c, &source.column(c))))
-            .collect();
+    /// Where a question by area is read from (`by_area`).
+    fn area_source(&self) -> Option<AreaSource> {
+        let grouping = self.by_area.as_ref()?;
+        let measures: Vec<_> = self.measures.iter().map(|m| m.column).collect();
+        let asked = (grouping, self.group_by.as_slice());
+        Some(AreaSource::choose(
+            self.dataset,
+            &self.conditions,
+            asked,
+            &measures,
+        ))
+    }
+
+    /// The statement: `ga` the area, `g0..` the keys, `n` the count, `m0_sum`, `m0_count`...
+    /// each measure's parts; grouped by the keys, in the asked order, one row past the cap.
+    pub fn sql(&self, source: &ReadFrom, area: Option<&AreaSource>) -> (String, Vec<SqlValue>) {
+        let mut select: Vec<String> = area.iter().map(|a| format!("{} AS ga", a.area)).collect();
+        select.extend(
+            (self.group_by.iter().enumerate())
+                .map(|(i, c)| format!("{} AS g{i}", key_value(c, &source.column(c)))),
+        );
         select.push(format!("{} AS n", source.records()));
         for (i, m) in self.measures.iter().enumerate() {
             for part in selected(m.stat) {
                 select.push(format!("{} AS m{i}_{part}", source.stat(part, m.column)));
             }
         }
-        let (from, args) = source.filtered(self.dataset, &self.conditions);
+        let (from, args) = match (area, &self.by_area) {
+            (Some(a), Some(grouping)) => a.filtered(self.dataset, &self.conditions, grouping),
+            _ => source.filtered(self.dataset, &self.conditions),
+        };
         // Grouped and ordered by the columns, in their collation (letter case ignored where
         // filters ignore it); each key written in one spelling (`key_value`).
-        let groups: Vec<String> = self.group_by.iter().map(|c| source.column(c)).collect();
+        let areas = area.iter().map(|_| "ga".to_string());
+        let columns = self.group_by.iter().map(|c| source.column(c));
+        let groups: Vec<String> = areas.chain(columns).collect();
         let group_by = match groups.is_empty() {
             true => String::new(),
             false => format!(" GROUP BY {}", groups.join(", ")),
@@ -91,6 +115,7 @@ impl Summary {
     fn order_term(&self, source: &ReadFrom, key: SortKey, desc: bool) -> String {
         let term = match key {
             SortKey::Group(i) => source.column(self.group_by[i]),
+            SortKey::Area => "ga".to_string(),
             SortKey::Count => "n".to_string(),
             SortKey::Measure(i) => match self.measures[i].stat {
                 Stat::Sum => format!("m{i}_sum"),
@@ -107,9 +132,14 @@ impl Summary {
 
     /// Runs it on `conn` (a connection under the time limit).
     pub fn run(&self, conn: &Connection, rollups: &Rollups) -> Result<SummaryRows, ApiError> {
-        let source = self.source(rollups);
-        let (sql, args) = self.sql(&source);
-        log::debug!("{} summary: {}", self.dataset.table, source.name());
+        let area = self.area_source();
+        let source = match &area {
+            Some(a) => &a.read,
+            None => &self.source(rollups),
+        };
+        let (sql, args) = self.sql(source, area.as_ref());
+        let name = area.as_ref().map_or(source.name(), AreaSource::name);
+        log::debug!("{} summary: {name}", self.dataset.table);
         let mut rows = Vec::new();
         each_row(conn, &sql, &args, |r| {
             rows.push(self.row(r)?);
@@ -134,6 +164,11 @@ impl Summary {
             at += 1;
             r.get::<_, SqlValue>(at - 1)
         };
+        if let Some(grouping) = &self.by_area {
+            let id = next()?;
+            let name = by_area::name_of(grouping, &id);
+            cells.extend([SummaryCell::Value(id), SummaryCell::Value(name)]);
+        }
         for _ in &self.group_by {
             cells.push(SummaryCell::Value(next()?));
         }

@@ -330,7 +330,7 @@ fn filter_area_combines_with_other_filters_and_forms_and_names_what_is_unknown()
     .sum();
     assert_eq!(counted, all.len() as i64, "{facets}");
     let summary = get(&server, &format!("/api/{path}/summary?{area}")).json();
-    assert_eq!(summary[0]["records"], all.len(), "{summary}");
+    assert_eq!(summary[0]["count"], all.len(), "{summary}");
 
     // Unknown sets and ids: a 400 that names them; a malformed value, one that shows the form.
     for (query, names) in [
@@ -395,5 +395,134 @@ fn a_replaced_set_changes_the_tags_of_its_answers() {
     let after = tags(&server);
     for ((path, a), b) in paths.iter().zip(&after).zip(&before) {
         assert_ne!(a, b, "{path}");
+    }
+}
+
+/// A summary's rows as (area, area_name, year, count, sum) from its JSON.
+fn summary_rows(server: &TestServer, query: &str) -> BTreeSet<(String, String, i64, i64, i64)> {
+    let path = format!("/api/average-annual-daily-flow/summary?{query}");
+    let reply = get(server, &path);
+    assert_eq!(reply.status, 200, "{path}: {}", reply.text());
+    let body = reply.json();
+    let rows = body.as_array().unwrap_or_else(|| panic!("{body}"));
+    (rows.iter())
+        .map(|r| {
+            (
+                r["area"].as_str().unwrap().to_string(),
+                r["area_name"].as_str().unwrap().to_string(),
+                r["year"].as_i64().unwrap(),
+                r["count"].as_i64().unwrap(),
+                r["sum_all_motor_vehicles"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn summaries_and_facets_by_area_equal_a_group_by_over_geopandas_join() {
+    let Some(regions) = boundaries("regions.geojson") else {
+        return;
+    };
+    let db = copy_with_sets(sample_db(), &[("regions", &regions)]);
+    let Some(members) = sjoin(&db, &regions, "lonlat") else {
+        return;
+    };
+    let server = serve(&db, &[]);
+
+    // Independently: the pairs GeoPandas found, joined to the rows by SQLite.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute(
+        "CREATE TEMP TABLE pairs (area TEXT, count_point_id INTEGER)",
+        [],
+    )
+    .unwrap();
+    for (area, cps) in &members {
+        for cp in cps {
+            conn.execute(
+                "INSERT INTO pairs VALUES (?1, ?2)",
+                rusqlite::params![area, cp],
+            )
+            .unwrap();
+        }
+    }
+    let names: BTreeMap<String, String> = (get(&server, "/api/areas/regions").json()["data"]
+        .as_array()
+        .unwrap()
+        .iter())
+    .map(|r| {
+        (
+            r["id"].as_str().unwrap().into(),
+            r["name"].as_str().unwrap().into(),
+        )
+    })
+    .collect();
+    let mut stmt = conn
+        .prepare(
+            "SELECT p.area, r.year, count(*), sum(r.all_motor_vehicles) FROM aadf r \
+             JOIN pairs p ON p.count_point_id = r.count_point_id GROUP BY p.area, r.year",
+        )
+        .unwrap();
+    let expected: BTreeSet<(String, String, i64, i64, i64)> = stmt
+        .query_map([], |r| {
+            let area: String = r.get(0)?;
+            Ok((
+                area.clone(),
+                names[&area].clone(),
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(!expected.is_empty());
+
+    // The totals by area (the latest file's table), and the rows joined (a CQL2 filter that
+    // keeps every row sends the question to the rows): the same answer.
+    let by = "group_by=area:regions,year&sum=all_motor_vehicles";
+    assert_eq!(summary_rows(&server, by), expected);
+    let cql2 = "filter=count_point_id%20%3E%200&filter-lang=cql2-text";
+    assert_eq!(summary_rows(&server, &format!("{by}&{cql2}")), expected);
+
+    // Under filter[area] of the same set, and a year: the rows of those areas only.
+    let (area, _) = members.iter().find(|(_, m)| !m.is_empty()).unwrap();
+    let year = expected.iter().find(|r| &r.0 == area).unwrap().2;
+    let of_area: BTreeSet<_> = (expected.iter())
+        .filter(|r| &r.0 == area && r.2 == year)
+        .cloned()
+        .collect();
+    let filtered = format!("{by}&filter%5Barea%5D=regions:{area}&filter%5Byear%5D={year}");
+    assert_eq!(summary_rows(&server, &filtered), of_area);
+
+    // The facet: records per area, the name beside the id.
+    let facets = get(
+        &server,
+        "/api/average-annual-daily-flow/facets?facet=area:regions",
+    )
+    .json();
+    let values = facets["facets"]["area"]["values"].as_array().unwrap();
+    let mut per_area: BTreeMap<String, i64> = BTreeMap::new();
+    for (area, _, _, count, _) in &expected {
+        *per_area.entry(area.clone()).or_default() += count;
+    }
+    assert_eq!(values.len(), per_area.len(), "{facets}");
+    for v in values {
+        let id = v["value"].as_str().unwrap();
+        assert_eq!(v["count"].as_i64().unwrap(), per_area[id], "{id}");
+        assert_eq!(v["area_name"], names[id].as_str());
+    }
+
+    // One set per question; an unknown set is a 400 naming it.
+    for (query, names) in [
+        ("group_by=area:regions,area:other", "more than one area set"),
+        ("group_by=area:nowhere", "`nowhere`"),
+    ] {
+        let reply = get(
+            &server,
+            &format!("/api/average-annual-daily-flow/summary?{query}"),
+        );
+        assert_eq!(reply.status, 400, "{query}");
+        assert!(reply.text().contains(names), "{query}: {}", reply.text());
     }
 }

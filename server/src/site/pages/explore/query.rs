@@ -83,6 +83,7 @@ impl Hints {
                 dataset: d,
                 conditions: Vec::new(),
                 columns: vec![column],
+                by_area: None,
                 size: MOST_VALUES,
             };
             let Some(facet) = facets.run(&conn, &rollups)?.pop() else {
