@@ -10,7 +10,7 @@
 //! rollup: counts and sums add up, minima and maxima of minima and maxima, averages are sums
 //! over counts.
 
-use crate::{Column, Dataset, Domain, Rollup, Source, ValueType};
+use crate::{Column, Dataset, Domain, Ids, Rollup, Source, ValueType};
 
 /// The rollup column holding the number of rows of each combination.
 pub const RECORDS: &str = "records";
@@ -85,10 +85,16 @@ impl DerivedMeasure {
     /// A record's value in thousandths, as SQL over its columns at `alias` (`r`): null where
     /// the count, the length or the year is.
     pub fn thousandths_sql(&self, alias: &str) -> String {
-        let (count, length) = (self.count, self.length);
+        self.thousandths_of(&|name| format!("{alias}.{name}"))
+    }
+
+    /// The same over its columns as `column` names each (a query that reads some columns
+    /// from another table than the others: the runs' year).
+    pub fn thousandths_of(&self, column: &dyn Fn(&str) -> String) -> String {
+        let (count, length, year) = (column(self.count), column(self.length), column("year"));
         format!(
-            "({alias}.{count} * CAST(round(CAST(NULLIF({alias}.{length}, '') AS REAL) * {DERIVED_SCALE}) AS INTEGER) \
-             * (CASE WHEN {alias}.year % 400 = 0 OR ({alias}.year % 4 = 0 AND {alias}.year % 100 <> 0) \
+            "({count} * CAST(round(CAST(NULLIF({length}, '') AS REAL) * {DERIVED_SCALE}) AS INTEGER) \
+             * (CASE WHEN {year} % 400 = 0 OR ({year} % 4 = 0 AND {year} % 100 <> 0) \
              THEN 366 ELSE 365 END))"
         )
     }
@@ -101,6 +107,94 @@ impl Dataset {
         DERIVED_MEASURES.iter().filter(move |m| {
             m.tables.contains(&self.table) && stored(m.count) && stored(m.length) && stored("year")
         })
+    }
+}
+
+/// What a summary's `sum`, `avg`, `min` and `max` can take of a dataset
+/// (`Dataset::summary_measures`): any number a record holds, and its derived measures.
+#[derive(Debug, Clone, Copy)]
+pub enum SummaryMeasure {
+    /// A stored column of integers or numbers, read as stored.
+    Number(&'static Column),
+    /// A decimal published as text (a link length, a coordinate), read as a number: added up
+    /// exactly as an integer of [`DECIMAL_TEXT_SCALE`]ths (the files give at most 8 places).
+    DecimalText(&'static Column),
+    /// Made of a record's columns (vehicle-km), in integer thousandths.
+    Derived(&'static DerivedMeasure),
+}
+
+/// A decimal text's units per unit when it is added up: each value to 8 places.
+pub const DECIMAL_TEXT_SCALE: i64 = 100_000_000;
+
+impl SummaryMeasure {
+    /// Its name, as a summary takes it and after `<stat>_` in the output.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SummaryMeasure::Number(c) | SummaryMeasure::DecimalText(c) => c.name,
+            SummaryMeasure::Derived(m) => m.name,
+        }
+    }
+
+    /// The units of one of its values where it is added up as integers (decimal text, derived
+    /// measures), or `None` where it is added up as stored.
+    pub fn scale(&self) -> Option<i64> {
+        match self {
+            SummaryMeasure::Number(_) => None,
+            SummaryMeasure::DecimalText(_) => Some(DECIMAL_TEXT_SCALE),
+            SummaryMeasure::Derived(_) => Some(DERIVED_SCALE),
+        }
+    }
+
+    /// What is summed and counted of a record, as SQL over its columns as `column` names
+    /// each: null where it has no value; an integer of `scale()`ths where it has one.
+    pub fn addend_sql(&self, column: &dyn Fn(&str) -> String) -> String {
+        match self {
+            SummaryMeasure::Number(c) => column(c.name),
+            SummaryMeasure::DecimalText(c) => format!(
+                "CAST(round(CAST(NULLIF({}, '') AS REAL) * {DECIMAL_TEXT_SCALE}) AS INTEGER)",
+                column(c.name)
+            ),
+            SummaryMeasure::Derived(m) => m.thousandths_of(column),
+        }
+    }
+
+    /// What the minimum and maximum are taken of: decimal text as the number it reads as
+    /// (written back as that number), the others as added up.
+    pub fn extreme_sql(&self, column: &dyn Fn(&str) -> String) -> String {
+        match self {
+            SummaryMeasure::DecimalText(c) => {
+                format!("CAST(NULLIF({}, '') AS REAL)", column(c.name))
+            }
+            other => other.addend_sql(column),
+        }
+    }
+
+    /// The measure of a stored column, if its values are numbers.
+    fn of_column(c: &'static Column) -> Option<SummaryMeasure> {
+        match c.ty {
+            ValueType::Integer | ValueType::Number => Some(SummaryMeasure::Number(c)),
+            _ if c.is_decimal_text() => Some(SummaryMeasure::DecimalText(c)),
+            _ => None,
+        }
+    }
+}
+
+impl Dataset {
+    /// What its summaries can add up, average and find the least and most of: every stored
+    /// column whose values are numbers (counts, years, hours, coordinates, link lengths), but
+    /// the record's own id; then its derived measures. A superset of `measure_columns`, which
+    /// are what its tables of totals keep.
+    pub fn summary_measures(&self) -> impl Iterator<Item = SummaryMeasure> + '_ {
+        let own_id = |c: &Column| c.source == Source::Id || self.ids == Ids::Column(c.name);
+        let columns = (self.stored_columns())
+            .filter(move |c| !own_id(c))
+            .filter_map(SummaryMeasure::of_column);
+        columns.chain(self.derived_measures().map(SummaryMeasure::Derived))
+    }
+
+    /// The summary measure of this name.
+    pub fn summary_measure(&self, name: &str) -> Option<SummaryMeasure> {
+        self.summary_measures().find(|m| m.name() == name)
     }
 }
 
@@ -188,6 +282,38 @@ mod tests {
         assert_eq!(COUNT_POINTS.measure_columns().count(), 0);
         let facets: Vec<&str> = RAW_COUNTS.facet_columns().map(|c| c.name).collect();
         assert!(facets.contains(&"hour") && !facets.contains(&"id"));
+    }
+
+    #[test]
+    fn summaries_take_every_number_but_the_record_id() {
+        let names =
+            |d: &crate::Dataset| -> Vec<&str> { d.summary_measures().map(|m| m.name()).collect() };
+        let aadf = names(&AADF);
+        for m in [
+            "year",
+            "easting",
+            "latitude",
+            "link_length_km",
+            "vehicle_km",
+        ] {
+            assert!(aadf.contains(&m), "{m}");
+        }
+        assert!(!aadf.contains(&"id") && !aadf.contains(&"road_name"));
+        // Every measure the tables of totals keep, in the same order.
+        let kept: Vec<&str> = AADF.measure_columns().map(|c| c.name).collect();
+        let kept_here: Vec<&str> = aadf.iter().copied().filter(|m| kept.contains(m)).collect();
+        assert_eq!(kept, kept_here);
+        assert!(!names(&COUNT_POINTS).contains(&"count_point_id"));
+        assert!(names(&RAW_COUNTS).contains(&"hour"));
+        assert_eq!(
+            AADF.summary_measure("latitude").and_then(|m| m.scale()),
+            Some(100_000_000)
+        );
+        let sql = AADF
+            .summary_measure("latitude")
+            .unwrap()
+            .addend_sql(&|c| format!("r.{c}"));
+        assert!(sql.contains("NULLIF(r.latitude, '')"), "{sql}");
     }
 
     #[test]

@@ -48,9 +48,21 @@ fn every_totals_example_of_the_docs_page_returns_rows() {
         .map(|s| s[..s.find('"').unwrap()].replace("&amp;", "&"))
         .filter(|url| is_totals(url))
         .collect();
-    // The section's four, and each paginated dataset's facets and summary.
+    // The section's eight (four of counts, four of other numbers: road length, extent, first
+    // and last year, vehicle-km), and each paginated dataset's facets and summary.
     let paginated = DATASETS.iter().filter(|d| d.paginated).count();
-    assert_eq!(links.len(), 4 + 2 * paginated, "{links:?}");
+    assert_eq!(links.len(), 8 + 2 * paginated, "{links:?}");
+    for wanted in [
+        "sum=link_length_km",
+        "min=longitude,latitude&max=longitude,latitude",
+        "&min=year&max=year",
+        "sum=vehicle_km",
+    ] {
+        assert!(
+            links.iter().any(|l| l.contains(wanted)),
+            "{wanted}: {links:?}"
+        );
+    }
     for url in links {
         assert!(rows(server, &url) > 0, "{url} returns no rows");
     }

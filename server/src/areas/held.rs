@@ -52,7 +52,12 @@ impl StoredSets {
         let mut totals_tables = Vec::new();
         for d in roadtraffic_areas::totals::datasets() {
             let table = roadtraffic_areas::totals::table(d);
-            if store::table_exists(&conn, &table)? {
+            let exists = conn.query_row(
+                "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                [&table],
+                |r| r.get::<_, bool>(0),
+            )?;
+            if exists {
                 totals_tables.push(table);
             }
         }

@@ -8,6 +8,7 @@
 use serde_json::{json, Map, Value};
 
 use roadtraffic_catalog::json_schema;
+use roadtraffic_catalog::totals::SummaryMeasure;
 use roadtraffic_catalog::{Column, Dataset, Domain, ValueType, DATASETS};
 
 use super::openapi::{self, list_parameter, names};
@@ -16,7 +17,8 @@ use crate::api::{Endpoint, FACETS, SUMMARY, SUMMARY_FORMS};
 use crate::configuration::Config;
 use crate::forms::Form;
 use crate::totals::{
-    Measure, Stat, AVG_DECIMALS, DEFAULT_FACET_SIZE, MAX_FACET_SIZE, MAX_GROUP_BY, MAX_SUMMARY_ROWS,
+    Measure, Stat, AVG_DECIMALS, DECIMAL_TEXT_DECIMALS, DEFAULT_FACET_SIZE, DERIVED_DECIMALS,
+    MAX_FACET_SIZE, MAX_GROUP_BY, MAX_SUMMARY_ROWS,
 };
 
 /// The path items of every listing's totals, under the base path.
@@ -182,7 +184,9 @@ fn summary_parameters(d: &'static Dataset) -> Vec<Value> {
         group_by["example"] = json!([c.name]);
     }
     let mut out = vec![group_by];
-    let measures = column_names(d.measure_columns());
+    let measures: Vec<String> = (d.summary_measures())
+        .map(|m| m.name().to_string())
+        .collect();
     for stat in (Stat::ALL).into_iter().filter(|_| !measures.is_empty()) {
         let what = match stat {
             Stat::Sum => "sum (`sum_<m>`: exact; an integer column's sum is an integer)",
@@ -190,10 +194,14 @@ fn summary_parameters(d: &'static Dataset) -> Vec<Value> {
             Stat::Min => "minimum (`min_<m>`)",
             Stat::Max => "maximum (`max_<m>`)",
         };
-        let text = format!("The measures whose {what} each row gives: a comma-separated list, or the parameter repeated. Allowed: {}.", measures.join(", "));
+        let text = format!("The measures whose {what} each row gives: a comma-separated list, or the parameter repeated. Allowed: {}.{}", measures.join(", "), measures_note(d));
         let mut parameter = columns_parameter(stat.name(), text, measures.clone());
-        if let Some(m) = example_measure(d).filter(|_| stat == Stat::Sum) {
-            parameter["example"] = json!([m.name]);
+        // The dataset's total; where its tables of totals keep none, its last number (a
+        // count point's link length).
+        let example = (example_measure(d).map(|c| c.name))
+            .or_else(|| d.summary_measures().last().map(|m| m.name()));
+        if let Some(m) = example.filter(|_| stat == Stat::Sum) {
+            parameter["example"] = json!([m]);
         }
         out.push(parameter);
     }
@@ -218,12 +226,23 @@ fn outputs(d: &Dataset) -> Vec<String> {
     let mut out = column_names(d.facet_columns());
     out.push("count".to_string());
     for stat in Stat::ALL {
-        out.extend(
-            d.measure_columns()
-                .map(|column| Measure { stat, column }.name()),
-        );
+        out.extend(d.summary_measures().map(|of| Measure { stat, of }.name()));
     }
     out
+}
+
+/// What the measures beside the stored numbers are, and how decimals are written.
+fn measures_note(d: &Dataset) -> String {
+    let mut note = String::new();
+    if d.summary_measures()
+        .any(|m| matches!(m, SummaryMeasure::DecimalText(_)))
+    {
+        note.push_str(&format!(" Decimals published as text (link lengths, coordinates) are read as numbers: their sums and averages are exact, written to {DECIMAL_TEXT_DECIMALS} decimal places; their minima and maxima are the numbers read."));
+    }
+    for m in d.derived_measures() {
+        note.push_str(&format!(" `{}`: each record's `{}` x `{}` x the days in its year (366 in a leap year), summed exactly and written to {DERIVED_DECIMALS} decimal places (a record without a link length has none).", m.name, m.count, m.length));
+    }
+    note
 }
 
 fn sort(d: &Dataset) -> Value {
@@ -282,9 +301,9 @@ fn summary_row_schema(d: &Dataset) -> Value {
         json!({"type": "integer", "minimum": 0, "description": "The group's records."}),
     );
     for stat in Stat::ALL {
-        for column in d.measure_columns() {
-            let name = Measure { stat, column }.name();
-            properties.insert(name, measure_schema(stat, column));
+        for of in d.summary_measures() {
+            let name = Measure { stat, of }.name();
+            properties.insert(name, measure_schema(stat, &of));
         }
     }
     json!({
@@ -296,11 +315,14 @@ fn summary_row_schema(d: &Dataset) -> Value {
     })
 }
 
-fn measure_schema(stat: Stat, m: &Column) -> Value {
-    // An average of whole numbers is a decimal; any other statistic is of the column's type.
-    let ty = match stat {
-        Stat::Avg => json_schema::json_type(ValueType::Number),
-        _ => json_schema::json_type(m.ty),
+fn measure_schema(stat: Stat, m: &SummaryMeasure) -> Value {
+    // An average of whole numbers is a decimal; any other statistic of a stored number is of
+    // the column's type; decimal text and derived measures are numbers.
+    let ty = match (stat, m) {
+        (Stat::Avg, _) | (_, SummaryMeasure::DecimalText(_) | SummaryMeasure::Derived(_)) => {
+            json_schema::json_type(ValueType::Number)
+        }
+        (_, SummaryMeasure::Number(c)) => json_schema::json_type(c.ty),
     };
     let what = match stat {
         Stat::Sum => "The sum of the group's values (exact)",
@@ -308,6 +330,6 @@ fn measure_schema(stat: Stat, m: &Column) -> Value {
         Stat::Min => "The smallest of the group's values",
         Stat::Max => "The largest of the group's values",
     };
-    let text = format!("{what} of {}; null when none has one.", m.name);
+    let text = format!("{what} of {}; null when none has one.", m.name());
     json!({"type": [ty, "null"], "description": text})
 }

@@ -31,7 +31,7 @@ pub async fn facets(
     let rollups = rollups(&release).await?;
     let reads_rows = (question.columns.iter()).any(|c| {
         let one = std::slice::from_ref(c);
-        ReadFrom::choose(dataset, &question.conditions, one, false, &rollups).reads_rows()
+        ReadFrom::choose(dataset, &question.conditions, one, &[], &rollups).reads_rows()
     });
     let time_limit = Duration::from_millis(state.config.query_timeout);
     let rows = heavy_rows(&release, dataset, reads_rows);

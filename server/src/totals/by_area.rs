@@ -65,7 +65,7 @@ impl AreaSource {
         d: &'static Dataset,
         conditions: &[Condition],
         (grouping, columns): (&AreaGrouping, &[&'static Column]),
-        measures: &[&'static Column],
+        measures: &[&str],
     ) -> AreaSource {
         let table = roadtraffic_areas::totals::table(d);
         let kept = grouping.totals_tables.contains(&table);
@@ -76,8 +76,10 @@ impl AreaSource {
             Condition::Nothing => true,
             _ => false,
         });
-        let kept_measures: Vec<&str> = d.measure_columns().map(|c| c.name).collect();
-        let measures_fit = measures.iter().all(|m| kept_measures.contains(&m.name));
+        let kept_measures: Vec<&str> = (d.measure_columns().map(|c| c.name))
+            .chain(d.derived_measures().map(|m| m.name))
+            .collect();
+        let measures_fit = measures.iter().all(|m| kept_measures.contains(m));
         if kept && by_year && filters_fit && measures_fit {
             // The set's rows of the table, by name (quoted: a name is text, never SQL).
             let set = grouping.set.replace('\'', "''");
@@ -88,7 +90,10 @@ impl AreaSource {
                 join: None,
             };
         }
-        let read = ReadFrom::choose(d, conditions, columns, true, &super::Rollups::none());
+        // The rows themselves: asked for a measure, with no table of totals, the choice is the
+        // table (the runs hold no measures).
+        let rows = ReadFrom::choose(d, conditions, columns, &[AREA], &super::Rollups::none());
+        let read = rows;
         let ReadFrom::Table { plan, joined } = &read else {
             unreachable!("without rollups, measures are read from the table")
         };

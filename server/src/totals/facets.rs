@@ -38,7 +38,7 @@ impl Facets {
                 self.dataset,
                 &self.conditions,
                 std::slice::from_ref(column),
-                false,
+                &[],
                 rollups,
             );
             let (from, args) = source.filtered(self.dataset, &self.conditions);

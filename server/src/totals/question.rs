@@ -2,7 +2,8 @@
 //! which columns to count or group by, which measures, in which order. Anything wrong is a 400
 //! that names the parameter and lists what it allows.
 
-use roadtraffic_catalog::{Column, Dataset};
+use roadtraffic_catalog::totals::{SummaryMeasure, DERIVED_MEASURES};
+use roadtraffic_catalog::{Column, Dataset, DATASETS};
 
 use super::by_area::{self, AREA, AREA_NAME};
 use crate::error::ApiError;
@@ -21,6 +22,12 @@ pub const MAX_GROUP_BY: usize = 5;
 pub const MAX_SUMMARY_ROWS: usize = 10_000;
 /// Averages are rounded to this many decimal places (half away from zero).
 pub const AVG_DECIMALS: u32 = 3;
+/// Sums and averages of decimals published as text (link lengths, coordinates) are written
+/// to this many places (added up exactly, then rounded half away from zero).
+pub const DECIMAL_TEXT_DECIMALS: u32 = 6;
+/// Vehicle-km and vehicle-miles are written to this many places: exact, in thousandths
+/// (`roadtraffic_catalog::totals::DERIVED_SCALE`); their averages rounded to them.
+pub const DERIVED_DECIMALS: u32 = 3;
 
 /// `facets`: each column's values under the filters.
 #[derive(Debug)]
@@ -58,17 +65,18 @@ impl Stat {
     }
 }
 
-/// One aggregate asked of a summary: `sum_all_motor_vehicles`.
+/// One aggregate asked of a summary: `sum_all_motor_vehicles`, `max_latitude`,
+/// `sum_vehicle_km`.
 #[derive(Debug, Clone, Copy)]
 pub struct Measure {
     pub stat: Stat,
-    pub column: &'static Column,
+    pub of: SummaryMeasure,
 }
 
 impl Measure {
-    /// Its output column: `<stat>_<column>`.
+    /// Its output column: `<stat>_<measure>`.
     pub fn name(&self) -> String {
-        format!("{}_{}", self.stat.name(), self.column.name)
+        format!("{}_{}", self.stat.name(), self.of.name())
     }
 }
 
@@ -133,7 +141,6 @@ fn columns_of(
     name: &str,
     names: &[String],
     allowed: &[&'static Column],
-    why: &str,
 ) -> Result<Vec<&'static Column>, ApiError> {
     let found = |n: &str| allowed.iter().copied().find(|c| c.name == n);
     let unknown: Vec<&str> = (names.iter())
@@ -142,13 +149,18 @@ fn columns_of(
         .collect();
     if !unknown.is_empty() {
         let allowed: Vec<&str> = allowed.iter().map(|c| c.name).collect();
-        return Err(bad(format!(
-            "Requested {name} column(s) `{}` are not allowed{why}. Allowed {name} column(s) are `{}`.",
-            unknown.join(", "),
-            allowed.join(", ")
-        )));
+        return Err(bad(not_allowed(name, &unknown, &allowed, "")));
     }
     Ok(names.iter().filter_map(|n| found(n)).collect())
+}
+
+/// What a 400 of names a list parameter does not take says: those names, why, what it takes.
+fn not_allowed(name: &str, unknown: &[&str], allowed: &[&str], why: &str) -> String {
+    format!(
+        "Requested {name} column(s) `{}` are not allowed{why}. Allowed {name} column(s) are `{}`.",
+        unknown.join(", "),
+        allowed.join(", ")
+    )
 }
 
 /// A whole-number parameter from 1 to `max`, or `None` when absent or empty; given more
@@ -208,7 +220,7 @@ impl Facets {
         Ok(Facets {
             dataset: d,
             conditions,
-            columns: columns_of("facet", &asked, &allowed, "")?,
+            columns: columns_of("facet", &asked, &allowed)?,
             by_area,
             size: whole(query, "facet_size", MAX_FACET_SIZE)?.unwrap_or(DEFAULT_FACET_SIZE),
         })
@@ -227,7 +239,7 @@ impl Summary {
         let (by_area, group_by) = match listed(query, "group_by", &names)? {
             Some(asked) => {
                 let (by_area, asked) = by_area::split("group_by", asked, areas)?;
-                (by_area, columns_of("group_by", &asked, &groupable, "")?)
+                (by_area, columns_of("group_by", &asked, &groupable)?)
             }
             None => (None, Vec::new()),
         };
@@ -319,21 +331,51 @@ impl Summary {
     }
 }
 
-/// `sum=`, `avg=`, `min=`, `max=`: measures of the catalogue, sums first.
+/// `sum=`, `avg=`, `min=`, `max=`: the dataset's summary measures, sums first.
 fn measures(d: &'static Dataset, query: &Query) -> Result<Vec<Measure>, ApiError> {
-    let allowed: Vec<&'static Column> = d.measure_columns().collect();
-    let names: Vec<&str> = allowed.iter().map(|c| c.name).collect();
+    let allowed: Vec<SummaryMeasure> = d.summary_measures().collect();
+    let names: Vec<&str> = allowed.iter().map(SummaryMeasure::name).collect();
     let mut out = Vec::new();
     for stat in Stat::ALL {
         let Some(asked) = listed(query, stat.name(), &names)? else {
             continue;
         };
-        let why = match allowed.is_empty() {
-            true => ": this dataset has no numeric columns",
-            false => ": only numeric columns are added up",
-        };
-        let columns = columns_of(stat.name(), &asked, &allowed, why)?;
-        out.extend(columns.into_iter().map(|column| Measure { stat, column }));
+        let unknown: Vec<&str> = (asked.iter())
+            .map(String::as_str)
+            .filter(|n| !names.contains(n))
+            .collect();
+        if !unknown.is_empty() {
+            return Err(measures_not_allowed(stat, &unknown, &names));
+        }
+        let found = |n: &String| allowed.iter().find(|m| m.name() == n);
+        out.extend((asked.iter().filter_map(found)).map(|&of| Measure { stat, of }));
     }
     Ok(out)
+}
+
+/// The 400 of measures a dataset does not have: what it allows, and where a derived measure
+/// asked of it is measured.
+fn measures_not_allowed(stat: Stat, unknown: &[&str], allowed: &[&str]) -> ApiError {
+    let derived = |n: &&str| DERIVED_MEASURES.iter().any(|m| m.name == *n);
+    let why = match allowed.is_empty() {
+        true => ": this dataset has no numeric columns",
+        false if unknown.iter().all(derived) => "",
+        false => ": only numeric columns are added up",
+    };
+    let mut message = not_allowed(stat.name(), unknown, allowed, why);
+    for m in DERIVED_MEASURES
+        .iter()
+        .filter(|m| unknown.contains(&m.name))
+    {
+        let listings: Vec<String> = (DATASETS.iter())
+            .filter(|other| other.derived_measures().any(|o| o.name == m.name))
+            .map(|other| format!("{} (`{}/summary`)", other.title, other.paths[0]))
+            .collect();
+        message.push_str(&format!(
+            " `{}` is summed only over {}.",
+            m.name,
+            listings.join(" and ")
+        ));
+    }
+    ApiError::BadRequest(message)
 }

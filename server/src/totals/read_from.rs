@@ -2,7 +2,8 @@
 //! dataset's table.
 //!
 //! 1. A table of totals (`roadtraffic_catalog::totals`), when every filter and every column
-//!    counted or grouped by is one of its columns: thousands of rows, for any measure.
+//!    counted or grouped by is one of its columns, and every measure asked one it keeps (the
+//!    loader's keep `Dataset::measure_columns`): thousands of rows.
 //! 2. The runs table (see `Dataset::run_columns`), when filters and columns are all run
 //!    columns and no measure is asked: a run of `last_id - first_id + 1` rows counts as many.
 //! 3. The table, through the listing's own SQL (`api::Plan`): indexes and runs where the
@@ -11,7 +12,7 @@
 use rusqlite::types::Value as SqlValue;
 use rusqlite::Connection;
 
-use roadtraffic_catalog::totals::{stat_column, RECORDS};
+use roadtraffic_catalog::totals::{stat_column, SummaryMeasure, RECORDS};
 use roadtraffic_catalog::{Column, Dataset, DATASETS};
 
 use crate::error::ApiError;
@@ -34,6 +35,8 @@ struct Usable {
     dataset: &'static str,
     table: String,
     by: &'static [&'static str],
+    /// The measures it keeps the sum, count, minimum and maximum of.
+    measures: Vec<&'static str>,
     rows: i64,
 }
 
@@ -55,10 +58,12 @@ impl Rollups {
                 };
                 if rows > 0 || table_rows == 0 {
                     let (dataset, by) = (d.table, rollup.by);
+                    let measures = d.measure_columns().map(|c| c.name).collect();
                     usable.push(Usable {
                         dataset,
                         table,
                         by,
+                        measures,
                         rows,
                     });
                 }
@@ -92,24 +97,25 @@ fn filters_within(conditions: &[Condition], columns: &[&str]) -> bool {
 
 impl ReadFrom {
     /// The smallest source of a question on `columns` (counted or grouped by) under
-    /// `conditions`, with measures or not.
+    /// `conditions`, adding up `measures` (their names; none for a count).
     pub fn choose(
         d: &'static Dataset,
         conditions: &[Condition],
         columns: &[&'static Column],
-        measures: bool,
+        measures: &[&str],
         rollups: &Rollups,
     ) -> ReadFrom {
         let fits = |by: &[&str]| {
             filters_within(conditions, by) && columns.iter().all(|c| by.contains(&c.name))
         };
+        let keeps = |r: &Usable| measures.iter().all(|m| r.measures.contains(m));
         let rollup = (rollups.0.iter())
-            .filter(|r| r.dataset == d.table && fits(r.by))
+            .filter(|r| r.dataset == d.table && fits(r.by) && keeps(r))
             .min_by_key(|r| r.rows);
         if let Some(r) = rollup {
             return ReadFrom::Rollup(r.table.clone());
         }
-        if !measures && d.runs_table().is_some() && fits(d.run_columns) {
+        if measures.is_empty() && d.runs_table().is_some() && fits(d.run_columns) {
             return ReadFrom::Runs;
         }
         let plan = Rows {
@@ -180,10 +186,15 @@ impl ReadFrom {
 
     /// A column, as the query reads it.
     pub fn column(&self, c: &Column) -> String {
+        self.column_named(c.name)
+    }
+
+    /// A column by name, as the query reads it.
+    fn column_named(&self, name: &str) -> String {
         match self {
-            ReadFrom::Rollup(_) => format!("t.{}", c.name),
-            ReadFrom::Runs => format!("u.{}", c.name),
-            ReadFrom::Table { plan, joined } => Plan(plan).column_named(c.name, *joined),
+            ReadFrom::Rollup(_) => format!("t.{name}"),
+            ReadFrom::Runs => format!("u.{name}"),
+            ReadFrom::Table { plan, joined } => Plan(plan).column_named(name, *joined),
         }
     }
 
@@ -197,17 +208,25 @@ impl ReadFrom {
         }
     }
 
-    /// A statistic of a measure over a group: `sum`, `count` (of values), `min`, `max`.
-    pub fn stat(&self, stat: &str, m: &Column) -> String {
+    /// A statistic of a measure over a group: `sum`, `count` (of values), `min`, `max`; of
+    /// a measure added up as integers (`SummaryMeasure::scale`), in its units.
+    pub fn stat(&self, stat: &str, m: &SummaryMeasure) -> String {
         match self {
             ReadFrom::Rollup(_) => {
                 let of_parts = match stat {
                     "sum" | "count" => "sum",
                     other => other,
                 };
-                format!("{of_parts}(t.{})", stat_column(stat, m.name))
+                format!("{of_parts}(t.{})", stat_column(stat, m.name()))
             }
-            _ => format!("{stat}({})", self.column(m)),
+            _ => {
+                let column = |name: &str| self.column_named(name);
+                let value = match stat {
+                    "min" | "max" => m.extreme_sql(&column),
+                    _ => m.addend_sql(&column),
+                };
+                format!("{stat}({value})")
+            }
         }
     }
 
@@ -245,4 +264,42 @@ pub fn each_row(
         row(r)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use roadtraffic_catalog::AADF;
+
+    /// AADF's loader-kept tables of totals, as a release with rows in them has them.
+    fn rollups() -> Rollups {
+        let usable = (AADF.rollup_tables())
+            .map(|(table, r)| Usable {
+                dataset: AADF.table,
+                table,
+                by: r.by,
+                measures: AADF.measure_columns().map(|c| c.name).collect(),
+                rows: r.by.len() as i64,
+            })
+            .collect();
+        Rollups(usable)
+    }
+
+    #[test]
+    fn a_table_of_totals_answers_only_the_measures_it_keeps() {
+        let year = AADF.column("year").unwrap();
+        let source =
+            |measures: &[&str]| ReadFrom::choose(&AADF, &[], &[year], measures, &rollups()).name();
+        assert_eq!(source(&["all_motor_vehicles", "pedal_cycles"]), "totals");
+        for other in ["vehicle_km", "link_length_km", "year", "easting"] {
+            assert_eq!(source(&["all_motor_vehicles", other]), "table", "{other}");
+        }
+        // A count alone by year.
+        assert_eq!(source(&[]), "totals");
+        let empty = Rollups(Vec::new());
+        let count = ReadFrom::choose(&AADF, &[], &[year], &[], &empty);
+        assert_eq!(count.name(), "runs");
+        let km = ReadFrom::choose(&AADF, &[], &[year], &["vehicle_km"], &empty);
+        assert_eq!(km.name(), "table");
+    }
 }

@@ -5,17 +5,19 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::Connection;
 
 use super::by_area::{self, AreaSource};
-use super::question::{SortKey, Stat, Summary, AVG_DECIMALS, MAX_SUMMARY_ROWS};
+use super::question::{Measure, SortKey, Stat, Summary, AVG_DECIMALS, MAX_SUMMARY_ROWS};
+use super::question::{DECIMAL_TEXT_DECIMALS, DERIVED_DECIMALS};
 use super::read_from::{each_row, ReadFrom, Rollups};
 use crate::error::ApiError;
-use roadtraffic_catalog::totals::key_value;
+use roadtraffic_catalog::totals::{key_value, SummaryMeasure};
 
 /// A value of a summary's row.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SummaryCell {
     /// As SQLite gives it: a group key, a count, a sum, a minimum or maximum.
     Value(SqlValue),
-    /// A decimal written as is: an average, rounded to [`AVG_DECIMALS`] places.
+    /// A decimal written as is: an average, rounded to [`AVG_DECIMALS`] places; a statistic
+    /// of a measure added up as integers (`SummaryMeasure::scale`: vehicle-km, link lengths).
     Decimal(String),
 }
 
@@ -44,12 +46,12 @@ impl Summary {
         if let Some(area) = self.area_source() {
             return area.read;
         }
-        let measures = !self.measures.is_empty();
+        let measures: Vec<&str> = self.measures.iter().map(|m| m.of.name()).collect();
         ReadFrom::choose(
             self.dataset,
             &self.conditions,
             &self.group_by,
-            measures,
+            &measures,
             rollups,
         )
     }
@@ -57,7 +59,7 @@ impl Summary {
     /// Where a question by area is read from (`by_area`).
     fn area_source(&self) -> Option<AreaSource> {
         let grouping = self.by_area.as_ref()?;
-        let measures: Vec<_> = self.measures.iter().map(|m| m.column).collect();
+        let measures: Vec<&str> = self.measures.iter().map(|m| m.of.name()).collect();
         let asked = (grouping, self.group_by.as_slice());
         Some(AreaSource::choose(
             self.dataset,
@@ -78,7 +80,7 @@ impl Summary {
         select.push(format!("{} AS n", source.records()));
         for (i, m) in self.measures.iter().enumerate() {
             for part in selected(m.stat) {
-                select.push(format!("{} AS m{i}_{part}", source.stat(part, m.column)));
+                select.push(format!("{} AS m{i}_{part}", source.stat(part, &m.of)));
             }
         }
         let (from, args) = match (area, &self.by_area) {
@@ -175,20 +177,45 @@ impl Summary {
         cells.push(SummaryCell::Value(next()?));
         for m in &self.measures {
             let cell = match m.stat {
-                Stat::Sum => {
+                Stat::Sum | Stat::Avg => {
                     let sum = next()?;
-                    next()?;
-                    SummaryCell::Value(sum)
+                    measure_cell(m, sum, next()?)
                 }
-                Stat::Avg => {
-                    let sum = next()?;
-                    average(&sum, next()?)
-                }
-                Stat::Min | Stat::Max => SummaryCell::Value(next()?),
+                Stat::Min | Stat::Max => measure_cell(m, next()?, SqlValue::Integer(1)),
             };
             cells.push(cell);
         }
         Ok(cells)
+    }
+}
+
+/// A measure's cell from what the statement selects of it: its sum (or minimum, or maximum)
+/// and how many values it has. Measures added up as integers of a unit's `scale`ths are
+/// written as exact decimals: vehicle-km to [`DERIVED_DECIMALS`] places, decimal text's sums
+/// and averages to [`DECIMAL_TEXT_DECIMALS`] (its least and most as the numbers read).
+fn measure_cell(m: &Measure, value: SqlValue, count: SqlValue) -> SummaryCell {
+    let (scale, places) = match m.of {
+        SummaryMeasure::Number(_) => (None, AVG_DECIMALS),
+        SummaryMeasure::DecimalText(_) if matches!(m.stat, Stat::Min | Stat::Max) => {
+            (None, AVG_DECIMALS)
+        }
+        SummaryMeasure::DecimalText(_) => (m.of.scale(), DECIMAL_TEXT_DECIMALS),
+        SummaryMeasure::Derived(_) => (m.of.scale(), DERIVED_DECIMALS),
+    };
+    match (m.stat, scale, &value) {
+        (Stat::Avg, None, _) => average(&value, count),
+        (_, None, _) => SummaryCell::Value(value),
+        (Stat::Avg, Some(scale), SqlValue::Integer(sum)) => match count {
+            SqlValue::Integer(n) if n > 0 => {
+                SummaryCell::Decimal(decimal(*sum as i128, n as i128 * scale as i128, places))
+            }
+            _ => SummaryCell::Value(SqlValue::Null),
+        },
+        (_, Some(scale), SqlValue::Integer(v)) => {
+            SummaryCell::Decimal(decimal(*v as i128, scale as i128, places))
+        }
+        // No value in the group (null), or none an integer could hold.
+        _ => SummaryCell::Value(SqlValue::Null),
     }
 }
 
@@ -218,15 +245,21 @@ fn rounded_average(sum: f64, n: i64) -> String {
 
 /// `sum / n` in decimal, to [`AVG_DECIMALS`] places, rounded half away from zero.
 fn exact_average(sum: i64, n: i64) -> String {
-    let scale = 10i128.pow(AVG_DECIMALS);
-    let (scaled, n) = (sum as i128 * scale, n as i128);
-    let magnitude = (2 * scaled.abs() + n) / (2 * n);
+    decimal(sum as i128, n as i128, AVG_DECIMALS)
+}
+
+/// `numerator / denominator` (positive) in decimal, to `places` places, rounded half away
+/// from zero; never `-0.000`.
+fn decimal(numerator: i128, denominator: i128, places: u32) -> String {
+    let scale = 10i128.pow(places);
+    let scaled = numerator * scale;
+    let magnitude = (2 * scaled.abs() + denominator) / (2 * denominator);
     let sign = if scaled < 0 && magnitude != 0 {
         "-"
     } else {
         ""
     };
-    let places = AVG_DECIMALS as usize;
+    let places = places as usize;
     format!("{sign}{}.{:0places$}", magnitude / scale, magnitude % scale)
 }
 
@@ -260,5 +293,56 @@ mod tests {
         assert_eq!(rounded_average(2.3125, 1), "2.313");
         assert_eq!(rounded_average(-0.0625, 1), "-0.063");
         assert_eq!(rounded_average(-0.0001, 1), "0.000");
+    }
+
+    #[test]
+    fn scaled_measures_are_written_exactly_to_their_places() {
+        let aadf = &roadtraffic_catalog::AADF;
+        let measure = |stat, name| Measure {
+            stat,
+            of: aadf.summary_measure(name).unwrap(),
+        };
+        let int = SqlValue::Integer;
+        let cell =
+            |stat, name, value: SqlValue, n| measure_cell(&measure(stat, name), value, int(n));
+        let decimal = |text: &str| SummaryCell::Decimal(text.to_string());
+        // Vehicle-km in thousandths: 3 places; an average rounded half away from zero.
+        assert_eq!(
+            cell(Stat::Sum, "vehicle_km", int(4_540_515), 2),
+            decimal("4540.515")
+        );
+        assert_eq!(
+            cell(Stat::Avg, "vehicle_km", int(4_540_515), 2),
+            decimal("2270.258")
+        );
+        assert_eq!(cell(Stat::Max, "vehicle_km", int(-5), 1), decimal("-0.005"));
+        // Decimal text in hundred-millionths: sums and averages to 6 places, extremes as read.
+        let lat = 5_256_592_300;
+        assert_eq!(
+            cell(Stat::Sum, "latitude", int(lat), 1),
+            decimal("52.565923")
+        );
+        assert_eq!(
+            cell(Stat::Avg, "latitude", int(lat + 1), 3),
+            decimal("17.521974")
+        );
+        let real = SqlValue::Real(52.565923);
+        assert_eq!(
+            cell(Stat::Min, "latitude", real.clone(), 1),
+            SummaryCell::Value(real)
+        );
+        // Stored integers as before: sums as SQLite gives them, averages to 3 places.
+        assert_eq!(
+            cell(Stat::Sum, "year", int(4039), 2),
+            SummaryCell::Value(int(4039))
+        );
+        assert_eq!(cell(Stat::Avg, "year", int(4039), 2), decimal("2019.500"));
+        // No value: null, whatever the measure.
+        for name in ["vehicle_km", "latitude", "year"] {
+            for stat in Stat::ALL {
+                let none = cell(stat, name, SqlValue::Null, 0);
+                assert_eq!(none, SummaryCell::Value(SqlValue::Null), "{name}");
+            }
+        }
     }
 }

@@ -135,7 +135,7 @@ fn every_facet_and_summary_of_the_real_files_equals_their_group_by() {
 
 /// The sample with its tables of totals emptied (as the loader leaves one whose sums would
 /// overflow): every question is answered from the runs or the table.
-fn sample_without_totals() -> &'static Path {
+pub fn sample_without_totals() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();
     DB.get_or_init(|| {
         let db = scratch_dir().join("no-totals.db");

@@ -10,6 +10,7 @@
 //! - `agreement`: every facet and summary of the sample and of the real files, and random
 //!   questions (proptest) on the sample with and without its tables of totals;
 //! - `exact`: sums beyond 2^53 written exactly in every form; sums beyond 64 bits refused;
+//! - `measures`: every numeric column and vehicle-km (issue 35) against Python's decimals;
 //! - `refusals`: what is asked wrong is a 400 that says what is allowed; never a 500;
 //! - `time_limit`: a question that reads the table stops at the time limit, one answered
 //!   from totals does not;
@@ -20,6 +21,7 @@ mod agreement;
 mod exact;
 mod forms;
 mod loader;
+mod measures;
 mod refusals;
 mod time_limit;
 

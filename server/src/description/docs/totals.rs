@@ -6,14 +6,15 @@
 use maud::{html, Markup};
 
 use roadtraffic_catalog::totals::{RECORDS, STATS};
-use roadtraffic_catalog::{Column, Dataset, Domain, AADF, DATASETS, RAW_COUNTS};
+use roadtraffic_catalog::{Column, Dataset, Domain, AADF, COUNT_POINTS, DATASETS, RAW_COUNTS};
 
 use super::examples::Examples;
 use crate::api::{FACETS, SUMMARY};
 use crate::configuration::Config;
 use crate::description::totals::{example_group, example_measure, summary_example};
 use crate::totals::{
-    AVG_DECIMALS, DEFAULT_FACET_SIZE, MAX_FACET_SIZE, MAX_GROUP_BY, MAX_SUMMARY_ROWS,
+    AVG_DECIMALS, DECIMAL_TEXT_DECIMALS, DEFAULT_FACET_SIZE, DERIVED_DECIMALS, MAX_FACET_SIZE,
+    MAX_GROUP_BY, MAX_SUMMARY_ROWS,
 };
 
 /// The section, under the page's requests.
@@ -48,7 +49,7 @@ fn questions() -> Markup {
         p { code { "<endpoint>/summary?group_by=year&sum=all_motor_vehicles" } ": one row per group, as a JSON array of objects; " code { "summary.csv" } " the same as CSV with a header, " code { "summary.ndjson" } " one object a line. A row holds the group's values, " code { "count" } " (its records), then " code { "sum_<m>" } ", " code { "avg_<m>" } ", " code { "min_<m>" } " and " code { "max_<m>" } " for the measures asked, in that order." }
         ul {
             li { code { "group_by" } ": at most " (MAX_GROUP_BY) " of the columns a facet takes (a comma-separated list, or repeated); none, one row for every matching record." }
-            li { code { "sum" } ", " code { "avg" } ", " code { "min" } ", " code { "max" } ": comma-separated lists of the measures (counts and measured numbers, not ids, years or coordinates)." }
+            li { code { "sum" } ", " code { "avg" } ", " code { "min" } ", " code { "max" } ": comma-separated lists of the measures: every column whose values are numbers (counts, years, hours, eastings and northings, link lengths, longitudes and latitudes; not the record's id), and on the AADF listings " code { "vehicle_km" } " and " code { "vehicle_miles" } " (each record's " code { "all_motor_vehicles" } " x its link length x the days in its year, 366 in a leap year)." }
             li { code { "sort" } ": any output column, " code { "-" } " for descending (" code { "sort=-sum_all_motor_vehicles" } "); ties, and a summary without it, are ordered by the group's values ascending." }
             li { code { "limit" } ": the first rows in that order, 1 to " (MAX_SUMMARY_ROWS) ". Without it, a summary of more than " (MAX_SUMMARY_ROWS) " groups is a 400: filter it, group by fewer columns, or give " code { "limit" } "." }
             li { "A wrong parameter is a 400 that names it and lists the values it allows; a question over the query time limit, a 503." }
@@ -61,7 +62,9 @@ fn precision() -> Markup {
         h3 { "Precision" }
         ul {
             li { code { "count" } " and the sums of whole-number columns are exact (64-bit integers; a sum beyond them is a 400 that says so)." }
-            li { "An average is the exact sum over the number of non-empty values, rounded half away from zero to " (AVG_DECIMALS) " decimal places (a decimal column's, such as a link length, from its floating-point sum)." }
+            li { "An average is the exact sum over the number of non-empty values, rounded half away from zero to " (AVG_DECIMALS) " decimal places (a number column's, such as a published total link length, from its floating-point sum)." }
+            li { "Decimals published as text (link lengths, longitudes, latitudes) are added up exactly (each value to 8 places); their sums and averages are written to " (DECIMAL_TEXT_DECIMALS) " decimal places, their minima and maxima as the numbers they read as." }
+            li { code { "vehicle_km" } " and " code { "vehicle_miles" } " are exact: each record's in thousandths (link lengths are published to two places), summed as integers and written to " (DERIVED_DECIMALS) " decimal places; an average rounded to them. A record without a link length (most minor roads) has none. They are read from the table's rows: the tables of totals keep the counts." }
             li { "Empty values are left out of sums, averages, minima and maxima (and still counted in " code { "count" } "); a group with none has " code { "null" } " there." }
         }
     }
@@ -97,14 +100,18 @@ fn columns_table() -> Markup {
                     tr {
                         td { code { (d.paths[0]) } }
                         td { (names(&mut d.facet_columns())) }
-                        td {
-                            @if d.measure_columns().next().is_none() { "none: its summaries count records" }
-                            (names(&mut d.measure_columns()))
-                        }
+                        td { (measure_names(d)) }
                     }
                 }
             }
         }
+    }
+}
+
+/// A listing's summary measures, each as code.
+fn measure_names(d: &Dataset) -> Markup {
+    html! {
+        @for (i, m) in d.summary_measures().enumerate() { @if i > 0 { ", " } code { (m.name()) } }
     }
 }
 
@@ -146,6 +153,42 @@ fn totals_examples(examples: &Examples, config: &Config) -> Vec<(String, &'stati
         out.push((
             url,
             "AADF per year and road category, latest first, as NDJSON",
+        ));
+    }
+    out.extend(measure_examples(examples, &at));
+    out
+}
+
+/// Summaries of numbers beside the counts: road length, extent, years counted, vehicle-km.
+fn measure_examples(
+    examples: &Examples,
+    at: &dyn Fn(&Dataset, &str) -> String,
+) -> Vec<(String, &'static str)> {
+    let points = at(&COUNT_POINTS, SUMMARY);
+    let mut out = vec![
+        (
+            format!("{points}?group_by=road_category&sum=link_length_km"),
+            "the total length of the road links counted, by road category",
+        ),
+        (
+            format!("{points}?group_by=region_id&min=longitude,latitude&max=longitude,latitude"),
+            "each region's extent: the least and most longitude and latitude of its count points",
+        ),
+    ];
+    let aadf = at(&AADF, SUMMARY);
+    let point =
+        (examples.of(&AADF)).and_then(|e| e.filters.iter().find(|(f, _)| *f == "count_point_id"));
+    if let Some((f, id)) = point {
+        out.push((
+            format!("{aadf}?filter%5B{f}%5D={id}&min=year&max=year"),
+            "a count point's first and last year of AADF",
+        ));
+    }
+    if let Some(m) = AADF.derived_measures().next() {
+        let m = m.name;
+        out.push((
+            format!("{aadf}?group_by=region_id,year&sum={m}&sort=-sum_{m}"),
+            "vehicle-km by region and year (AADF x link length x days), largest first",
         ));
     }
     out

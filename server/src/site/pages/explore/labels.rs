@@ -30,7 +30,7 @@ pub fn stat(s: Stat) -> &'static str {
 
 /// `Sum of cars and taxis`.
 pub fn measure(m: &Measure) -> String {
-    let column = format::lower_first(&format::column(m.column.name));
+    let column = format::lower_first(&format::column(m.of.name()));
     format!("{} of {column}", stat(m.stat))
 }
 

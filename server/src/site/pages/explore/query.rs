@@ -75,7 +75,7 @@ impl Hints {
         let mut hints = Vec::new();
         for column in d.facet_columns() {
             let one = std::slice::from_ref(&column);
-            let source = ReadFrom::choose(d, &[], one, false, &rollups);
+            let source = ReadFrom::choose(d, &[], one, &[], &rollups);
             if !small && !matches!(source, ReadFrom::Rollup(_)) {
                 continue;
             }
