@@ -206,22 +206,26 @@ fn an_areas_page_lists_its_count_points_and_its_vehicle_km_by_year() {
             assert_eq!(*text, figure.unwrap_or_default(), "{path} {year}");
         }
         assert!(expected.keys().all(|y| shown.contains_key(y)), "{path}");
-        // The API's summary says the same, when it adds vehicle-km up.
+        // The API's summary says the same.
         let summary = get(
             server,
             &uri(&format!(
                 "/api/average-annual-daily-flow/summary?group_by=year&sum=vehicle_km&{filter}"
             )),
         );
-        if summary.status == 200 {
-            for row in summary.json().as_array().unwrap() {
-                let year = row["year"].as_i64().unwrap();
-                let km: f64 = match &row["sum_vehicle_km"] {
-                    Value::String(s) => s.parse().unwrap(),
-                    other => other.as_f64().unwrap(),
-                };
-                assert_eq!(shown[&year], shown_km((km * 1000.0).round() as i64));
-            }
+        assert_eq!(summary.status, 200, "{}", summary.text());
+        for row in summary.json().as_array().unwrap() {
+            let year = row["year"].as_i64().unwrap();
+            let api = match &row["sum_vehicle_km"] {
+                Value::Null => String::new(),
+                Value::String(s) => shown_km((s.parse::<f64>().unwrap() * 1000.0).round() as i64),
+                other => shown_km((other.as_f64().unwrap() * 1000.0).round() as i64),
+            };
+            assert_eq!(
+                shown.get(&year).cloned().unwrap_or_default(),
+                api,
+                "{path} {year}"
+            );
         }
         if members.is_empty() {
             assert!(body.contains("No count point of the loaded data is in this area."));
@@ -294,10 +298,8 @@ fn every_link_of_an_area_page_answers_and_a_named_release_keeps_to_itself() {
                     assert!(url.starts_with(prefix), "{prefix}{path}: {url}");
                 }
                 let reply = get(server, &uri(url));
-                // The summary of vehicle-km needs the summary's measure (issue 35's item 3).
-                let measure_pending = url.contains("sum=vehicle_km") && reply.status == 400;
                 assert!(
-                    reply.status == 200 || measure_pending,
+                    reply.status == 200,
                     "{prefix}{path}: {url}: {}",
                     reply.status
                 );
@@ -319,6 +321,10 @@ fn in_chromium_area_pages_are_accessible_fit_a_phone_and_draw_the_outline() {
         ("area", "/areas/zones/L%202"),
         ("area-multi", "/areas/zones/S3"),
         ("area-named-release", "/releases/2024/areas/zones/W1"),
+        (
+            "explore-by-area",
+            "/explore?dataset=average-annual-daily-flow&group_by=area:zones,year&sum=vehicle_km",
+        ),
     ];
     for (size, label) in [(DESKTOP, "desktop"), (PHONE, "phone")] {
         let w = watched_tab(&browser, size.0, size.1);
@@ -386,17 +392,40 @@ fn the_explore_page_groups_by_area_and_links_to_the_areas() {
         let sum = row["sum_all_motor_vehicles"].as_i64().unwrap();
         assert!(text.contains(&shown_km(sum * 1000)), "{sum}");
     }
-    // Grouped by area (once the summary takes `group_by=area:{set}`), each row links to its
-    // area's page.
+    // Grouped by area, each row links to its area's page, and holds the API's numbers.
     let grouped = page(
         server,
         "/explore?dataset=average-annual-daily-flow&group_by=area:zones&sum=all_motor_vehicles",
     );
-    if grouped.status == 200 {
-        let links = attribute_values(&grouped.text(), "href");
-        for (id, members) in MEMBERS.iter().filter(|(_, m)| !m.is_empty()) {
-            let href = format!("/areas/zones/{}", id.replace(' ', "%20"));
-            assert!(links.contains(&href), "{href} ({members:?})");
-        }
+    assert_eq!(grouped.status, 200);
+    let text = grouped.text();
+    let links = attribute_values(&text, "href");
+    let api = get(
+        server,
+        "/api/average-annual-daily-flow/summary?group_by=area:zones&sum=all_motor_vehicles",
+    )
+    .json();
+    for row in api.as_array().unwrap() {
+        let id = row["area"].as_str().unwrap();
+        let href = format!("/areas/zones/{}", id.replace(' ', "%20"));
+        assert!(links.contains(&href), "{href}");
+        let sum = row["sum_all_motor_vehicles"].as_i64().unwrap();
+        assert!(text.contains(&shown_km(sum * 1000)), "{id}: {sum}");
     }
+    assert!(
+        text.contains("<th scope=\"col\">Area name"),
+        "the area's name is a column"
+    );
+    // Vehicle-km is a measure of the form, kept ticked when asked.
+    let by_km = page(
+        server,
+        "/explore?dataset=average-annual-daily-flow&group_by=area:zones&sum=vehicle_km",
+    )
+    .text();
+    assert!(
+        by_km.contains(
+            "id=\"sum-vehicle_km\" type=\"checkbox\" name=\"sum\" value=\"vehicle_km\" checked"
+        ),
+        "the vehicle-km box"
+    );
 }

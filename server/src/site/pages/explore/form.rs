@@ -128,6 +128,15 @@ fn measures(ask: &Ask) -> Markup {
                                     @for s in Stat::ALL { td { (tick(ask, s, c.name)) } }
                                 }
                             }
+                            // Measures made of a record's columns (vehicle-km): added up.
+                            @for m in d.derived_measures() {
+                                tr {
+                                    th scope="row" { (format::column(m.name)) }
+                                    @for s in Stat::ALL {
+                                        td { @if s == Stat::Sum { (tick(ask, s, m.name)) } }
+                                    }
+                                }
+                            }
                         }
                     }
                 }

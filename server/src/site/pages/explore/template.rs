@@ -97,7 +97,7 @@ fn answer(ctx: &Context, ask: &Ask, answered: &Answered) -> Markup {
     let Answered { question, rows } = answered;
     let words = labels::question(question, ask);
     let records: i64 = (rows.rows.iter())
-        .filter_map(|r| match r.get(question.group_by.len()) {
+        .filter_map(|r| match r.get(labels::keys(question)) {
             Some(SummaryCell::Value(SqlValue::Integer(n))) => Some(*n),
             _ => None,
         })
@@ -109,7 +109,7 @@ fn answer(ctx: &Context, ask: &Ask, answered: &Answered) -> Markup {
             p.key-figure { (words) }
             p {
                 (format::grouped(&records.to_string())) " records"
-                @if !question.group_by.is_empty() { " in " (format::grouped(&rows.rows.len().to_string())) " rows" }
+                @if labels::keys(question) > 0 { " in " (format::grouped(&rows.rows.len().to_string())) " rows" }
                 "."
                 @if rows.rows.len() > MOST_ROWS { " The first " (format::grouped(&MOST_ROWS.to_string())) " rows are shown: the CSV below has them all." }
                 @if matches!(plot.kind, figure::ChartKind::Bars) && rows.rows.len() > MOST_BARS { " The chart draws the first " (MOST_BARS) " rows." }
@@ -125,7 +125,7 @@ fn table(ctx: &Context, ask: &Ask, words: &str, plot: &Plot, answered: &Answered
     // A group by area links to the area's page, in the set asked.
     let area_set = (ask.group_by.iter()).find_map(|g| g.strip_prefix(AREA_GROUP));
     let Answered { question, rows } = answered;
-    let groups = question.group_by.len();
+    let groups = labels::keys(question);
     let lines = matches!(plot.kind, figure::ChartKind::Lines { .. });
     html! {
         div.table-scroll tabindex="0" role="region" aria-label="The answer (table)" {
