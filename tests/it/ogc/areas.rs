@@ -82,6 +82,19 @@ fn an_area_set_is_a_collection_of_polygons_with_their_figures() {
         .json();
         assert_eq!(api["properties"]["count_points"], *count);
     }
+    // The vehicle-km are the API's summary by area of the latest year.
+    let summary = get(
+        server,
+        &format!("/api/average-annual-daily-flow/summary?group_by=area:zones&sum=vehicle_km&filter%5Byear%5D={latest}"),
+    )
+    .json();
+    for row in summary.as_array().unwrap() {
+        let f = (items["features"].as_array().unwrap().iter())
+            .find(|f| f["id"] == row["area"])
+            .unwrap();
+        let api = row["sum_vehicle_km"].to_string().parse::<f64>().ok();
+        assert_eq!(f["properties"]["vehicle_km"].as_f64(), api, "{row}");
+    }
     // The hole of the London area is kept.
     let london = get(server, &format!("{ITEMS}/L%202")).json();
     assert_eq!(
