@@ -30,11 +30,12 @@ pub struct SummaryRows {
     pub rows: Vec<SummaryRow>,
 }
 
-/// What the statement selects of a measure: its sum and how many values (for a sum or an
-/// average), or its minimum or maximum.
+/// What the statement selects of a measure: its sum, with how many values for an average, or
+/// its minimum or maximum (each part costs its expression again: vehicle-km's is not free).
 fn selected(stat: Stat) -> &'static [&'static str] {
     match stat {
-        Stat::Sum | Stat::Avg => &["sum", "count"],
+        Stat::Sum => &["sum"],
+        Stat::Avg => &["sum", "count"],
         Stat::Min => &["min"],
         Stat::Max => &["max"],
     }
@@ -177,11 +178,11 @@ impl Summary {
         cells.push(SummaryCell::Value(next()?));
         for m in &self.measures {
             let cell = match m.stat {
-                Stat::Sum | Stat::Avg => {
+                Stat::Avg => {
                     let sum = next()?;
                     measure_cell(m, sum, next()?)
                 }
-                Stat::Min | Stat::Max => measure_cell(m, next()?, SqlValue::Integer(1)),
+                Stat::Sum | Stat::Min | Stat::Max => measure_cell(m, next()?, SqlValue::Integer(1)),
             };
             cells.push(cell);
         }

@@ -270,11 +270,13 @@ fn a_leap_year_has_366_days_and_a_record_without_a_length_none() {
         let target =
             format!("/api/average-annual-daily-flow/summary?filter%5Bid%5D={id}&sum=vehicle_km");
         let written = cell(server, &target, "sum_vehicle_km");
-        assert_eq!(
-            written,
-            format!("{}.{:02}0", expected / 100, expected % 100),
-            "{year}"
-        );
+        let exact = format!("{}.{:02}0", expected / 100, expected % 100);
+        assert_eq!(written, exact, "{year}");
+        // The same digits in every form.
+        let ndjson = target.replace("/summary?", "/summary.ndjson?");
+        assert_eq!(cell(server, &ndjson, "sum_vehicle_km"), exact);
+        let csv = get(server, &target.replace("/summary?", "/summary.csv?")).text();
+        assert_eq!(csv, format!("count,sum_vehicle_km\n1,{exact}\n"), "{year}");
     }
     // Minor roads have no link length: counted, but no vehicle-km, no length.
     let target = "/api/average-annual-daily-flow/summary?filter%5Broad_type%5D=Minor\
