@@ -22,6 +22,9 @@
   var LAND = '#fbfaf6';
   var COAST = '#9aa6b2';
   var FADED = 'rgba(102, 112, 133, 0.28)';
+  // An area's outline (its page's map), and its inside, faintly.
+  var OUTLINE = '#6b2fa0';
+  var INSIDE = 'rgba(107, 47, 160, 0.08)';
   // The longitude scale of the projection: degrees of longitude are shorter at 54.5°N.
   var K = Math.cos(54.5 * Math.PI / 180);
   // The projection: x = longitude × K, y = latitude, so one unit of either is a degree of
@@ -128,8 +131,41 @@
     return { rings: rings, box: [b[0] * K, b[1], b[2] * K, b[3]] };
   }
 
-  function MapView(el, points, outline) {
+  // An area's GeoJSON Feature (Polygon or MultiPolygon, lon/lat) as rings in the map's
+  // coordinates, with their box; null for anything else.
+  function decodeArea(feature) {
+    var g = feature && feature.geometry;
+    if (!g || (g.type !== 'Polygon' && g.type !== 'MultiPolygon')) { return null; }
+    var polygons = g.type === 'Polygon' ? [g.coordinates] : g.coordinates, rings = [];
+    var box = [Infinity, Infinity, -Infinity, -Infinity];
+    polygons.forEach(function (polygon) {
+      polygon.forEach(function (ring) {
+        rings.push(ring.map(function (c) {
+          var x = c[0] * K, y = c[1];
+          box = [Math.min(box[0], x), Math.min(box[1], y), Math.max(box[2], x), Math.max(box[3], y)];
+          return [x, y];
+        }));
+      });
+    });
+    return rings.length ? { rings: rings, box: box } : null;
+  }
+
+  // Whether a place is inside an area's rings (even-odd: a hole's ring takes it out again).
+  function insideRings(rings, x, y) {
+    var inside = false;
+    for (var r = 0; r < rings.length; r++) {
+      var ring = rings[r];
+      for (var i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+        var a = ring[i], b = ring[j];
+        if ((a[1] > y) !== (b[1] > y) && x < (b[0] - a[0]) * (y - a[1]) / (b[1] - a[1]) + a[0]) { inside = !inside; }
+      }
+    }
+    return inside;
+  }
+
+  function MapView(el, points, outline, area) {
     this.el = el;
+    this.area = area;
     this.canvas = el.querySelector('canvas');
     this.tip = el.querySelector('.map-tip');
     this.p = points;
@@ -151,6 +187,13 @@
     var p = this.p, id = this.focusId;
     if (this.focusKind === 'region') { return function (i) { return p.region[i] === id; }; }
     if (this.focusKind === 'local-authority') { return function (i) { return p.la[i] === id; }; }
+    var area = this.area;
+    if (this.focusKind === 'area' && area) {
+      return function (i) {
+        var x = p.x[i], y = p.y[i], b = area.box;
+        return x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3] && insideRings(area.rings, x, y);
+      };
+    }
     return null;
   };
 
@@ -166,7 +209,9 @@
   // Fits the view to what the map is about: GB, an area's points, or one count point.
   MapView.prototype.reset = function () {
     var p = this.p, box = [-8.2 * K, 49.9, 1.8 * K, 60.9];
-    if (this.inFocus) {
+    if (this.area) {
+      box = pad(this.area.box, 0.08);
+    } else if (this.inFocus) {
       var b = [Infinity, Infinity, -Infinity, -Infinity];
       for (var i = 0; i < p.n; i++) {
         if (this.inFocus(i)) {
@@ -214,6 +259,7 @@
     ctx.setTransform(this.ratio, 0, 0, this.ratio, 0, 0);
     ctx.clearRect(0, 0, this.w, this.h);
     this.drawLand(ctx);
+    this.drawArea(ctx);
     var drawn = this.drawPoints(ctx);
     this.el.dataset.drawn = String(drawn);
     this.el.classList.add('ready');
@@ -222,22 +268,41 @@
 
   // The land, filled; its coast stroked, but not where a ring was clipped to the data's box.
   MapView.prototype.drawLand = function (ctx) {
-    var fill = new Path2D(), coast = new Path2D();
-    for (var r = 0; r < this.outline.rings.length; r++) {
-      var ring = this.outline.rings[r];
+    var me = this, paths = this.ringPaths(this.outline.rings, function (a, b) { return me.onEdge(a, b); });
+    ctx.fillStyle = LAND;
+    ctx.fill(paths.fill, 'evenodd');
+    ctx.strokeStyle = COAST;
+    ctx.lineWidth = 1;
+    ctx.stroke(paths.line);
+  };
+
+  // The area of the page, if any: its inside tinted, its outline stroked (holes too).
+  MapView.prototype.drawArea = function (ctx) {
+    if (!this.area) { return; }
+    var path = this.ringPaths(this.area.rings, null).fill;
+    ctx.fillStyle = INSIDE;
+    ctx.fill(path, 'evenodd');
+    ctx.strokeStyle = OUTLINE;
+    ctx.lineWidth = 2;
+    ctx.stroke(path);
+    this.el.dataset.areaRings = String(this.area.rings.length);
+  };
+
+  // Rings on the screen: `fill`, each closed; `line`, their segments but those `cut` says are
+  // no edge (where the coastline was clipped to its box).
+  MapView.prototype.ringPaths = function (rings, cut) {
+    var fill = new Path2D(), line = new Path2D();
+    for (var r = 0; r < rings.length; r++) {
+      var ring = rings[r];
       for (var i = 0; i < ring.length; i++) {
         var x = this.sx(ring[i][0]), y = this.sy(ring[i][1]);
-        if (i === 0) { fill.moveTo(x, y); coast.moveTo(x, y); continue; }
+        if (i === 0) { fill.moveTo(x, y); line.moveTo(x, y); continue; }
         fill.lineTo(x, y);
-        if (this.onEdge(ring[i - 1], ring[i])) { coast.moveTo(x, y); } else { coast.lineTo(x, y); }
+        if (cut && cut(ring[i - 1], ring[i])) { line.moveTo(x, y); } else { line.lineTo(x, y); }
       }
       fill.closePath();
     }
-    ctx.fillStyle = LAND;
-    ctx.fill(fill, 'evenodd');
-    ctx.strokeStyle = COAST;
-    ctx.lineWidth = 1;
-    ctx.stroke(coast);
+    return { fill: fill, line: line };
   };
 
   // Whether a segment of the outline runs along an edge of its box (a cut, not a coast).
@@ -519,9 +584,11 @@
   }
 
   function start(el) {
-    Promise.all([load(el.dataset.points, 'arrayBuffer'), load(el.dataset.outline, 'json')])
+    // An area's outline, when the map is of one: without it the map is still drawn.
+    var area = el.dataset.area ? load(el.dataset.area, 'json').catch(function () { return null; }) : null;
+    Promise.all([load(el.dataset.points, 'arrayBuffer'), load(el.dataset.outline, 'json'), area])
       .then(function (data) {
-        var map = new MapView(el, decodePoints(data[0]), decodeOutline(data[1]));
+        var map = new MapView(el, decodePoints(data[0]), decodeOutline(data[1]), decodeArea(data[2]));
         el.roadtrafficMap = map;
         map.draw();
         // When the map was first painted, for anyone measuring the page (bench/site.sh).

@@ -16,7 +16,9 @@
 //!   summaries), `description` (the OpenAPI document and the docs page, from the route table's
 //!   endpoints), `ogc` (OGC API - Features under `/ogcapi`), `ops` (probes and metrics),
 //!   `areas` (the boundary sets stored in the file, what each area holds of a release, and
-//!   the count points of `filter[area]`, which `api`, `downloads` and `totals` use);
+//!   the count points of `filter[area]`, which `api`, `downloads`, `totals`, `site` and `ogc`
+//!   use), `vehicle_km` (an area's AADF vehicle-km by year, and every area's of one year: the
+//!   site's area pages and OGC's area collections);
 //! - `forms`: how an answer is written: the forms it takes (suffix, content type), which one a
 //!   request gets (the negotiation), and one writer per form behind one interface;
 //! - `rows`: what is read: a dataset's rows as a question asks them (filters, sort, fields,
@@ -65,6 +67,7 @@ mod startup;
 mod state;
 mod stream;
 mod totals;
+mod vehicle_km;
 
 pub use configuration::{Config, DEFAULT_DB, SAMPLE_DIR, SAMPLE_RELEASE};
 pub use shutdown::serve_until_stopped;

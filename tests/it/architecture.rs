@@ -112,6 +112,7 @@ const SERVER_LAYERS: &[&[&str]] = &[
         "totals",
         "ops",
         "areas",
+        "vehicle_km",
     ],
     &["forms"],
     &["rows"],

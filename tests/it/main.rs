@@ -31,6 +31,7 @@ mod reliability;
 mod rendered;
 mod revisions;
 mod site;
+mod site_areas;
 mod site_explore;
 mod site_places;
 mod site_releases;

@@ -7,6 +7,7 @@
 //! service in `ogc/releases.rs`; Part 3 (queryables, CQL2 filters, sortby, properties) in
 //! `ogc/filters.rs`.
 
+mod areas;
 mod clients;
 mod features;
 mod filters;

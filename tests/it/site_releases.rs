@@ -191,6 +191,7 @@ pub fn urls(body: &str) -> Vec<String> {
         "data-api",
         "data-points",
         "data-outline",
+        "data-area",
     ]
     .iter()
     .flat_map(|a| attribute_values(&body, a))

@@ -66,6 +66,34 @@ pub fn items(
     page_framed(frame, Section::Docs, &title, body)
 }
 
+/// A window of an area set's features (at `url`): how many, their links, then a table of
+/// them (id, name, count points, vehicle-km and its year), each id a link to its page.
+pub fn area_items(frame: &Frame, set: &str, doc: &Value, url: &str) -> String {
+    let title = format!("Areas of {set}: features");
+    let features = doc["features"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let columns = ["name", "count_points", "vehicle_km", "year"];
+    let body = html! {
+        h1 { (title) }
+        p { (doc["numberReturned"]) " of " (doc["numberMatched"]) " features." }
+        (links(&doc["links"]))
+        div.table-scroll tabindex="0" role="region" aria-label={ (title) " (table)" } {
+            table {
+                caption { (title) }
+                thead { tr {
+                    th scope="col" { "feature" }
+                    @for name in columns { th scope="col" { (name) } }
+                } }
+                tbody { @for f in features { tr {
+                    @let id = text(&f["id"]);
+                    td { a href={ (super::areas::item_url(url, &id)) "?f=html" } { (id) } }
+                    @for name in columns { td { (text(&f["properties"][name])) } }
+                } } }
+            }
+        }
+    };
+    page_framed(frame, Section::Docs, &title, body)
+}
+
 /// One feature: its point, its properties, its links.
 pub fn item(frame: &Frame, c: &Collection, doc: &Value) -> String {
     let title = format!("{} {}", c.title(), doc["id"]);

@@ -103,7 +103,7 @@ impl ItemLinks {
     }
 
     /// A resource's links to itself, as asked (`self`) and in the other format (`alternate`).
-    fn this(&self, url: &str) -> [Link; 2] {
+    pub(super) fn this(&self, url: &str) -> [Link; 2] {
         let other = ogc_links::other(self.format);
         let alternate = with_query(
             url,
@@ -142,7 +142,7 @@ impl ItemLinks {
 
     /// This window, the next one while features remain, the previous one after the first,
     /// and the collection.
-    fn of_window(&self, window: Window, matched: i64) -> Vec<Link> {
+    pub(super) fn of_window(&self, window: Window, matched: i64) -> Vec<Link> {
         let (offset, limit) = (window.offset, window.size);
         let media = ogc_links::media(self.format, true);
         let at = |offset: i64| {
@@ -167,7 +167,7 @@ impl ItemLinks {
         links
     }
 
-    fn to_collection(&self) -> Link {
+    pub(super) fn to_collection(&self) -> Link {
         Link {
             href: format!("{}{}", self.collection, ogc_links::query_of(self.format)),
             rel: "collection",

@@ -12,8 +12,10 @@
 //!   `extent`, learnt once per release), in `links`' URLs;
 //! - `items`: the features, a window or one;
 //! - `openapi`: the OpenAPI 3.0 definition;
-//! - `html`: every resource as a page, from its JSON (the features' with a `map` of them).
+//! - `html`: every resource as a page, from its JSON (the features' with a `map` of them);
+//! - `areas`: the area sets stored in the file, each a collection of polygons.
 
+pub mod areas;
 pub mod collection;
 mod datetime;
 pub mod documents;

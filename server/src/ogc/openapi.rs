@@ -132,6 +132,84 @@ fn collection_paths(c: &Collection, errors: &Errors) -> Map<String, Value> {
     paths
 }
 
+/// The paths of the area sets' collections (`areas-{set}`), added to the definition `doc`:
+/// itself, its items (a window, a box), a feature by its id (text), its queryables and schema.
+pub fn add_area_sets(doc: &mut Value, sets: &[&str], rate_limited: bool) {
+    let errors = Errors { rate_limited };
+    let Some(paths) = doc["paths"].as_object_mut() else {
+        return;
+    };
+    let crs84 = json!({
+        "name": "crs", "in": "query", "required": false, "style": "form", "explode": false,
+        "description": "The CRS of the coordinates in the response: WGS 84 longitude and latitude (CRS84), the only one of an area collection.",
+        "schema": {"type": "string", "format": "uri", "enum": [Crs::CRS84_URI]},
+    });
+    let feature_id = json!({"name": "featureId", "in": "path", "required": true, "description": "The area's id, as its boundary file gives it.", "schema": {"type": "string"}});
+    let features = |schema: &str, what: &str| json!({"description": what, "content": {GEOJSON: {"schema": reference(schema)}, HTML: page()}});
+    let json_doc = |schema: Value, what: &str, media: &str| json!({"description": what, "content": {media: {"schema": schema}, HTML: page()}});
+    for set in sets {
+        let (id, key) = (super::areas::collection_id(set), format!("areas_{set}"));
+        let here = format!("/collections/{id}");
+        let get = |summary: String, op: String, tag: &str, parameters: Vec<Value>, ok: Value| json!({"get": {"summary": summary, "operationId": op, "tags": [tag], "parameters": parameters, "responses": errors.with(ok, true)}});
+        let f = || reference_parameter("f");
+        let mut items = vec![
+            reference_parameter("bbox"),
+            reference_parameter("bbox-crs"),
+            crs84.clone(),
+        ];
+        items.extend(["limit", "offset", "f"].map(reference_parameter));
+        paths.insert(
+            here.clone(),
+            get(
+                format!("The areas of `{set}`: the collection"),
+                format!("describe_{key}"),
+                "Capabilities",
+                vec![f()],
+                json_doc(reference("collection"), "The collection", JSON),
+            ),
+        );
+        paths.insert(
+            format!("{here}/items"),
+            get(
+                format!("The areas of `{set}`: the features"),
+                format!("get_{key}_features"),
+                "Data",
+                items,
+                features(
+                    "featureCollectionGeoJSON",
+                    "The areas, in the file's order, with their count points and latest vehicle-km",
+                ),
+            ),
+        );
+        paths.insert(
+            format!("{here}/items/{{featureId}}"),
+            get(
+                format!("The areas of `{set}`: an area"),
+                format!("get_{key}_feature"),
+                "Data",
+                vec![feature_id.clone(), crs84.clone(), f()],
+                features("featureGeoJSON", "The area"),
+            ),
+        );
+        for (part, what) in [
+            ("queryables", "its properties"),
+            ("schema", "the schema of its features"),
+        ] {
+            let ok = json_doc(json!({"type": "object"}), what, SCHEMA);
+            paths.insert(
+                format!("{here}/{part}"),
+                get(
+                    format!("The areas of `{set}`: {what}"),
+                    format!("get_{key}_{part}"),
+                    "Capabilities",
+                    vec![f()],
+                    ok,
+                ),
+            );
+        }
+    }
+}
+
 /// The error answers every operation may give.
 struct Errors {
     rate_limited: bool,

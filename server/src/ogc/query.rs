@@ -57,7 +57,7 @@ fn text<'p>(name: &str, value: &'p Param) -> Result<&'p str, ApiError> {
 
 /// Refuses any parameter but `allowed` (and, for the items, the dataset's filters and
 /// queryables).
-fn refuse_unknown(
+pub(super) fn refuse_unknown(
     params: &Params,
     allowed: &[&str],
     items_of: Option<&'static Dataset>,
@@ -87,7 +87,7 @@ fn refuse_unknown(
 }
 
 /// A parameter's text, `None` when absent or empty (an empty value asks for the default).
-fn given<'p>(params: &'p Params, name: &str) -> Result<Option<&'p str>, ApiError> {
+pub(super) fn given<'p>(params: &'p Params, name: &str) -> Result<Option<&'p str>, ApiError> {
     match query::php::get(params, name) {
         Some(value) => Ok(Some(text(name, value)?).filter(|t| !t.is_empty())),
         None => Ok(None),
@@ -101,7 +101,7 @@ pub fn document(params: &Params) -> Result<(), ApiError> {
 }
 
 /// A `crs` or `bbox-crs`: CRS84 when absent, else one of the collections' CRSs by URI.
-fn crs(params: &Params, name: &str) -> Result<Crs, ApiError> {
+pub(super) fn crs(params: &Params, name: &str) -> Result<Crs, ApiError> {
     let Some(uri) = given(params, name)? else {
         return Ok(Crs::Crs84);
     };
@@ -192,7 +192,7 @@ fn property_conditions(d: &'static Dataset, params: &Params) -> Result<Vec<Condi
 /// `bbox`: four numbers in `crs`, or six (Part 1's Requirement 23: minX,minY,minZ,maxX,maxY,
 /// maxZ) whose heights must be numbers and are then ignored: these features are 2-D points,
 /// so only the box's extent on the ground can select them.
-fn bbox(text: &str, crs: Crs) -> Result<Area, ApiError> {
+pub(super) fn bbox(text: &str, crs: Crs) -> Result<Area, ApiError> {
     let parts: Vec<&str> = text.split(',').collect();
     let [x0, y0, z0, x1, y1, z1] = parts[..] else {
         return Area::parse_ogc_box("bbox", text, crs).map_err(bad);
@@ -212,7 +212,7 @@ fn bbox(text: &str, crs: Crs) -> Result<Area, ApiError> {
 
 /// `limit`: [`DEFAULT_LIMIT`] when absent; a whole number from 1, taken as [`MAX_LIMIT`] when
 /// above it.
-fn limit(text: Option<&str>) -> Result<i64, ApiError> {
+pub(super) fn limit(text: Option<&str>) -> Result<i64, ApiError> {
     let Some(text) = text else {
         return Ok(DEFAULT_LIMIT);
     };
@@ -226,7 +226,7 @@ fn limit(text: Option<&str>) -> Result<i64, ApiError> {
 
 /// `offset`: how many matching features to skip, 0 when absent; any whole number (past the
 /// last feature the page is empty).
-fn offset(text: Option<&str>) -> Result<i64, ApiError> {
+pub(super) fn offset(text: Option<&str>) -> Result<i64, ApiError> {
     let Some(text) = text else {
         return Ok(0);
     };

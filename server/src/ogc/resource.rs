@@ -1,6 +1,7 @@
 //! The paths under `/ogcapi`, parsed once (by the route table) into the resource they name,
 //! with the collection resolved; and each resource's template, the metric label.
 
+use super::areas::{self, AreaPart};
 use super::collection::Collection;
 
 /// Where OGC API - Features lives on this server.
@@ -23,6 +24,9 @@ pub enum Resource {
     Schema(Collection),
     /// A feature by its id; `None` for an id that is not a whole number (no feature has it).
     Item(Collection, Option<i64>),
+    /// A resource of the collection `areas-{set}` of an area set (the set is resolved when
+    /// answered: the sets are the file's).
+    Areas(String, AreaPart),
     /// `/collections/{id}...` of an id that names no collection.
     NoCollection(String),
     /// Anything else under the prefix.
@@ -42,6 +46,10 @@ impl Resource {
             ["collections"] => Resource::Collections,
             ["collections", id, more @ ..] => match Collection::find(id) {
                 Some(c) => Resource::under_collection(c, more),
+                None if id.starts_with(areas::PREFIX) => match AreaPart::parse(more) {
+                    Some(part) => Resource::Areas(id[areas::PREFIX.len()..].to_string(), part),
+                    None => Resource::Unknown,
+                },
                 None if more.len() <= 2 => Resource::NoCollection(id.to_string()),
                 None => Resource::Unknown,
             },
@@ -75,6 +83,13 @@ impl Resource {
             Resource::Queryables(_) => "/ogcapi/collections/{collectionId}/queryables",
             Resource::Schema(_) => "/ogcapi/collections/{collectionId}/schema",
             Resource::Item(..) => "/ogcapi/collections/{collectionId}/items/{featureId}",
+            Resource::Areas(_, part) => match part {
+                AreaPart::Collection => "/ogcapi/collections/{collectionId}",
+                AreaPart::Items => "/ogcapi/collections/{collectionId}/items",
+                AreaPart::Item(_) => "/ogcapi/collections/{collectionId}/items/{featureId}",
+                AreaPart::Queryables => "/ogcapi/collections/{collectionId}/queryables",
+                AreaPart::Schema => "/ogcapi/collections/{collectionId}/schema",
+            },
             Resource::Unknown => "/ogcapi/unknown",
         }
     }
@@ -125,6 +140,12 @@ mod tests {
             ),
             ("/collections/count-points/schema/", "Schema count-points"),
             ("/collections/raw-counts/queryables/x", "Unknown"),
+            ("/collections/areas-wards/items/", "Areas(\"wards\", Items)"),
+            (
+                "/collections/areas-wards/items/E05%2F1",
+                "Areas(\"wards\", Item(\"E05/1\"))",
+            ),
+            ("/collections/areas-wards/x", "Unknown"),
             ("//", "Unknown"),
             ("/apix", "Unknown"),
         ] {

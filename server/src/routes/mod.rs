@@ -15,6 +15,7 @@ mod changes;
 mod description;
 mod downloads;
 mod ogc;
+mod ogc_areas;
 mod ops;
 mod releases;
 mod revisions;

@@ -15,6 +15,7 @@ use actix_web::{HttpRequest, HttpResponse};
 use serde_json::Value;
 
 use super::tagged::{streamed_answer, whole_answer};
+use crate::areas::{AreasOf, StoredSet};
 use crate::conditional::stands_for_representation;
 use crate::error::ApiError;
 use crate::forms::Form;
@@ -22,7 +23,8 @@ use crate::html::Frame;
 use crate::ogc::extent::Extents;
 use crate::ogc::items::{write_item, write_items, ItemLinks};
 use crate::ogc::links::{Urls, GEOJSON, JSON, OPENAPI, SCHEMA};
-use crate::ogc::{documents, html, openapi, query as ogc_query, Collection, Resource};
+use crate::ogc::{areas as ogc_areas, documents, html, openapi, query as ogc_query};
+use crate::ogc::{Collection, Resource};
 use crate::query::{self, Params, Query};
 use crate::release::Release;
 use crate::rows::FilterSets;
@@ -32,11 +34,11 @@ use crate::stream::Flush;
 
 /// What a resource is asked with: where the release's service is, the parameters, the form,
 /// and the frame of its page (the release's prefix on the layout's links).
-struct Asked {
-    urls: Urls,
-    params: Params,
-    format: Form,
-    frame: Frame,
+pub(super) struct Asked {
+    pub(super) urls: Urls,
+    pub(super) params: Params,
+    pub(super) format: Form,
+    pub(super) frame: Frame,
 }
 
 pub async fn answer(
@@ -62,6 +64,9 @@ pub async fn answer(
     match resource {
         Resource::Items(c) => items(req, state, release, c, asked).await,
         Resource::Item(c, id) => item(req, state, release, (c, id), asked).await,
+        Resource::Areas(set, part) => {
+            super::ogc_areas::answer(req, state, release, (set, part), asked).await
+        }
         Resource::NoCollection(id) => Err(no_collection(&id)),
         Resource::Unknown => Err(no_resource(req, &asked.urls)),
         document => describe(req, state, release, document, asked).await,
@@ -78,7 +83,13 @@ async fn describe(
 ) -> Result<HttpResponse, ApiError> {
     ogc_query::document(&asked.params)?;
     let rate_limited = state.config.rate_limit > 0;
-    let key = document_key(&asked, &resource, rate_limited);
+    // The collections and the definition list the latest file's area sets.
+    let areas = AreasOf::new(state, &release)?;
+    let key = format!(
+        "{} areas of {}",
+        document_key(&asked, &resource, rate_limited),
+        state.current.get()?.tag
+    );
     let format = asked.format;
     let content_type = match (format, &resource) {
         (Form::Html, _) => Form::Html.content_type(),
@@ -94,14 +105,19 @@ async fn describe(
                 "Conformance classes".into(),
                 documents::conformance(&urls, format),
             ),
-            Resource::Api => (
-                "The API definition (OpenAPI 3.0)".into(),
-                openapi::document(&urls.ogc(""), rate_limited),
-            ),
+            Resource::Api => {
+                let mut doc = openapi::document(&urls.ogc(""), rate_limited);
+                let sets = areas.sets()?;
+                openapi::add_area_sets(&mut doc, &sets.names(), rate_limited);
+                ("The API definition (OpenAPI 3.0)".into(), doc)
+            }
             Resource::Collections => {
                 let extents = Extents::of(release)?;
                 let extent_of = |c: &Collection| extents.get(c).cloned();
-                let doc = documents::collections(&urls, format, &extent_of);
+                let mut doc = documents::collections(&urls, format, &extent_of);
+                let sets = areas.sets()?;
+                let sets: Vec<&StoredSet> = sets.sets.iter().map(|s| &**s).collect();
+                ogc_areas::add_collections(&mut doc, &urls, format, &sets);
                 ("Feature collections".into(), doc)
             }
             Resource::Collection(c) => {
@@ -247,7 +263,7 @@ where
 /// CSP, which lets nothing in, would leave the kept page without its stylesheet); and for
 /// features, but not on a `304` (RFC 9110 §15.4.5), the CRS of their coordinates (Part 2's
 /// `Content-Crs`, on their page too: it shows them).
-fn finished(answer: HttpResponse, format: Form, crs: Option<Crs>) -> HttpResponse {
+pub(super) fn finished(answer: HttpResponse, format: Form, crs: Option<Crs>) -> HttpResponse {
     let page = format == Form::Html && stands_for_representation(answer.status());
     let mut answer = match page {
         true => crate::html::as_page(answer),

@@ -17,6 +17,7 @@ use crate::api::{Endpoint, FACETS, REVISIONS, SUMMARY, SUMMARY_FORMS};
 use crate::areas::PATH as AREAS;
 use crate::configuration::Config;
 use crate::forms::{Envelope, Form, Offer};
+use crate::ogc::areas::AreaPart;
 use crate::ogc::{self, Resource};
 use crate::ops::metrics::Label;
 use crate::site::SitePage;
@@ -91,6 +92,7 @@ const PAGES: &[(&str, SitePage)] = &[
     ("/local-authorities", SitePage::LocalAuthorities),
     ("/about", SitePage::About),
     ("/explore", SitePage::Explore),
+    ("/areas", SitePage::AreaSets),
 ];
 
 /// Files under `/downloads/`, by the rest of the path as it is.
@@ -107,6 +109,7 @@ const PREFIXES: &[(&str, RestOfPath)] = &[
         Route::Page(SitePage::CountPoint(page_id(id)))
     }),
     ("/assets/", |name| Route::Asset(name.to_string())),
+    ("/areas/", |rest| Route::Page(SitePage::of_areas(rest))),
 ];
 
 /// How the rest of a path after a prefix makes its route.
@@ -338,6 +341,9 @@ impl Route {
             }
             Route::Changes | Route::Releases | Route::ApiUnknown => Offer::Fixed(Form::Json),
             Route::Ogc(Resource::Items(_) | Resource::Item(..)) => Offer::Ogc(&OGC_FEATURE_FORMS),
+            Route::Ogc(Resource::Areas(_, AreaPart::Items | AreaPart::Item(_))) => {
+                Offer::Ogc(&OGC_FEATURE_FORMS)
+            }
             Route::Ogc(_) => Offer::Ogc(&OGC_FORMS),
             Route::Docs | Route::DownloadsPage | Route::Page(_) => Offer::Fixed(Form::Html),
             Route::Download(file) => Offer::Fixed(crate::downloads::form_of(file)),
@@ -548,6 +554,10 @@ mod tests {
             ("/regions/7/", "Page(Region(Some(7)))"),
             ("/regions/7/8", "Page(Region(None))"),
             ("/regionsx/7", "Unknown"),
+            ("/areas/", "Page(AreaSets)"),
+            ("/areas/wards", "Page(AreaSet(\"wards\"))"),
+            ("/areas/wards/E05%2F1/", "Page(Area(\"wards\", \"E05/1\"))"),
+            ("/areas/wards/a/b", "Page(Area(\"wards\", \"a/b\"))"),
             ("/manualcountpoints/-1", "Page(CountPoint(None))"),
             ("/assets/site.css/", "Asset(\"site.css\")"),
             ("/assets", "Unknown"),

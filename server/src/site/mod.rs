@@ -26,11 +26,13 @@ use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use maud::Markup;
 
+use crate::areas::AreasOf;
 use crate::cache::Encoding;
 use crate::error::ApiError;
 use crate::html;
 use crate::query::Query;
 use crate::release::Release;
+use crate::rows::{AreaLookup, NoAreas};
 use crate::state::{AppState, Served};
 use frame::Releases;
 
@@ -55,9 +57,15 @@ pub async fn respond(
         releases.key
     );
     let frame = releases.frame.clone();
-    let rows = page.rows_read(&served.release, &query).await;
+    // The area sets are the latest file's: a page that shows them is known by it too.
+    let areas = AreasOf::new(state, &served.release).ok().map(Arc::new);
+    let key = match (page.shows_areas(), state.current.get()) {
+        (true, Ok(latest)) => format!("{key} areas of {}", latest.tag),
+        _ => key,
+    };
+    let rows = page.rows_read(&served.release, &query, areas.clone()).await;
     let result = render(state, served, (key, rows), releases, move |view| {
-        page.render(view, &query)
+        page.render(view, &query, areas.as_deref())
     })
     .await;
     let mut response = result.unwrap_or_else(|e| html::error_page_in(&frame, &e));
@@ -100,6 +108,12 @@ pub enum SitePage {
     About,
     /// Any summary of the API, asked with a form.
     Explore,
+    /// `/areas`: the area sets stored.
+    AreaSets,
+    /// `/areas/{set}`: a set's areas.
+    AreaSet(String),
+    /// `/areas/{set}/{id}`: an area (its id percent-decoded).
+    Area(String, String),
 }
 
 /// A page drawn, and its status: 200, or 400 for a page that shows what was wrong with the
@@ -119,10 +133,37 @@ impl From<Markup> for Drawn {
 }
 
 impl SitePage {
-    fn render(self, view: &View, query: &Query) -> Result<Drawn, ApiError> {
+    /// The page of a path under `/areas/`: a set, or an area of one.
+    pub fn of_areas(rest: &str) -> SitePage {
+        match rest.split_once('/') {
+            None => SitePage::AreaSet(crate::query::url_decode(rest)),
+            Some((set, id)) => {
+                SitePage::Area(crate::query::url_decode(set), crate::query::url_decode(id))
+            }
+        }
+    }
+
+    /// Whether the page shows the area sets (which are the latest file's).
+    fn shows_areas(&self) -> bool {
+        matches!(
+            self,
+            SitePage::AreaSets | SitePage::AreaSet(_) | SitePage::Area(..) | SitePage::Explore
+        )
+    }
+
+    fn render(
+        self,
+        view: &View,
+        query: &Query,
+        areas: Option<&AreasOf>,
+    ) -> Result<Drawn, ApiError> {
         let missing = || ApiError::NotFound(String::new());
+        let areas_of = || areas.ok_or_else(|| ApiError::internal("the areas, not found"));
         let markup = match self {
-            SitePage::Explore => return pages::explore::render(view, query),
+            SitePage::Explore => return pages::explore::render(view, query, areas),
+            SitePage::AreaSets => pages::area::sets(view, areas_of()?),
+            SitePage::AreaSet(set) => pages::area::set(view, areas_of()?, &set, query),
+            SitePage::Area(set, id) => pages::area::one(view, areas_of()?, (&set, &id), query),
             SitePage::Home => pages::home::render(view, query),
             SitePage::Regions => pages::regions::list(view),
             SitePage::Region(id) => pages::regions::one(view, id.ok_or_else(missing)?),
@@ -139,12 +180,23 @@ impl SitePage {
     /// The rows of a table the page reads (the Explore page's question may read many, as the
     /// API's summary may), for a heavy permit; asked on the blocking pool, as it may learn the
     /// release's tables of totals.
-    async fn rows_read(&self, release: &Arc<Release>, query: &Query) -> i64 {
+    async fn rows_read(
+        &self,
+        release: &Arc<Release>,
+        query: &Query,
+        areas: Option<Arc<AreasOf>>,
+    ) -> i64 {
         if *self != SitePage::Explore {
             return 0;
         }
         let (release, query) = (release.clone(), query.clone());
-        let rows = web::block(move || pages::explore::rows_read(&release, &query));
+        let rows = web::block(move || {
+            let areas: &dyn AreaLookup = match areas.as_deref() {
+                Some(areas) => areas,
+                None => &NoAreas,
+            };
+            pages::explore::rows_read(&release, &query, areas)
+        });
         rows.await.unwrap_or(0)
     }
 }

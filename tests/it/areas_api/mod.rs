@@ -2,7 +2,7 @@
 //! `filter[area]` on every listing with places, against GeoPandas' `sjoin` of the release's
 //! count points with the same boundary file; tags that change when a set is replaced.
 
-mod sets;
+pub mod sets;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

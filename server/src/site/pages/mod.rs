@@ -12,6 +12,7 @@
 //! a pager).
 
 pub mod about;
+pub mod area;
 pub mod count_point;
 pub mod explore;
 pub mod home;

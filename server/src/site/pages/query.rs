@@ -3,6 +3,8 @@
 
 use rusqlite::types::Value;
 
+use roadtraffic_catalog::{AADF, COUNT_POINTS};
+
 use crate::error::ApiError;
 use crate::site::View;
 
@@ -140,6 +142,50 @@ pub fn revisions(now: &Columns, before: &Columns) -> (Vec<Revised>, Vec<i64>) {
         }
     }
     (revised, new_xs)
+}
+
+/// A count point of a page's table, with its latest AADF.
+pub struct PointRow {
+    pub id: i64,
+    pub road: Option<String>,
+    pub category: Option<String>,
+    pub road_type: Option<String>,
+    pub aadf_year: Option<i64>,
+    pub aadf: Option<f64>,
+}
+
+/// Page `page` (from 1, `per_page` a page) of the count points `condition` (SQL over the
+/// count points table, its one parameter `?1` = `arg`) keeps, by road, with their latest
+/// AADF.
+pub fn count_point_rows(
+    view: &View,
+    (condition, arg): (&str, &dyn rusqlite::ToSql),
+    page: i64,
+    per_page: i64,
+) -> Result<Vec<PointRow>, ApiError> {
+    // The page of count points first, then their latest AADF: joining before the limit would
+    // look up the AADF of every count point kept (thousands) for a page of 50.
+    let sql = format!(
+        "SELECT c.count_point_id, c.road_name, c.road_category, c.aadf_year, a.all_motor_vehicles, c.road_type \
+         FROM (SELECT * FROM {} WHERE {condition} \
+               ORDER BY road_name, count_point_id LIMIT ?2 OFFSET ?3) c \
+         LEFT JOIN {} a ON a.count_point_id = c.count_point_id AND a.year = c.aadf_year \
+         ORDER BY c.road_name, c.count_point_id",
+        COUNT_POINTS.table, AADF.table
+    );
+    let mut stmt = view.conn.prepare(&sql)?;
+    let args: [&dyn rusqlite::ToSql; 3] = [arg, &per_page, &((page - 1) * per_page)];
+    let rows = stmt.query_map(&args[..], |r| {
+        Ok(PointRow {
+            id: r.get(0)?,
+            road: r.get(1)?,
+            category: r.get(2)?,
+            aadf_year: r.get(3)?,
+            aadf: r.get(4)?,
+            road_type: r.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// A number stored as an integer or a real (published totals may be decimals).

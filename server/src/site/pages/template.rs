@@ -11,7 +11,7 @@ use crate::html::Frame;
 use crate::site::chart::{line_chart, LineChart, Series};
 use crate::site::format;
 use crate::site::overview::{AdminArea, Overview};
-use crate::site::pages::query::{Column, Columns, Revised};
+use crate::site::pages::query::{Column, Columns, PointRow, Revised};
 
 /// What every template may read besides its page's data: what was learnt of the loaded file
 /// once, and where things are. Not the connection: a template runs no query.
@@ -43,24 +43,28 @@ pub enum Focus {
     /// A count point, and its latitude and longitude (drawn even when the count point is not
     /// among the map's points: a file of raw counts alone).
     CountPoint(i64, Option<(f64, f64)>),
+    /// An area of a set: the URL of its GeoJSON Feature (the API's), whose outline the map
+    /// draws and fits.
+    Area(String),
 }
 
 /// The map of every count point. `label` says in words what it shows; the script draws it
 /// (without scripts, the page's tables carry the same count points) from the point data of
 /// the whole file and, zoomed in, from the API's count points listing (`data-api`).
 pub fn map(ctx: &Context, focus: Focus, label: &str) -> Markup {
-    let (kind, id, at) = match focus {
-        Focus::All => ("all", 0, None),
-        Focus::Region(id) => ("region", id, None),
-        Focus::LocalAuthority(id) => ("local-authority", id, None),
-        Focus::CountPoint(id, at) => ("count-point", id, at),
+    let (kind, id, at, area) = match focus {
+        Focus::All => ("all", 0, None, None),
+        Focus::Region(id) => ("region", id, None, None),
+        Focus::LocalAuthority(id) => ("local-authority", id, None, None),
+        Focus::CountPoint(id, at) => ("count-point", id, at, None),
+        Focus::Area(url) => ("area", 0, None, Some(url)),
     };
     let points = format!("/assets/{}", ctx.points_asset);
     let api = format!("{}{}", ctx.api_base, COUNT_POINTS.paths[0]);
     html! {
         div.map data-points=(points) data-outline=(assets::url(assets::OUTLINE))
             data-api=(api) data-max-page-size=(ctx.max_page_size)
-            data-focus=(kind) data-focus-id=(id)
+            data-focus=(kind) data-focus-id=(id) data-area=[area]
             data-prefix=[Some(&ctx.frame.prefix).filter(|p| !p.is_empty())]
             data-lat=[at.map(|a| a.0)] data-lon=[at.map(|a| a.1)] {
             canvas tabindex="0" role="img" aria-label=(label) {}
@@ -279,6 +283,38 @@ pub fn pager(path: &str, page: i64, last: i64) -> Markup {
                         }
                     }
                     @if page < last { li { a href=(format!("{path}?page={}", page + 1)) rel="next" { "Next" } } }
+                }
+            }
+        }
+    }
+}
+
+/// A page of count points as a table, from the `first`th of `total`: each a link to its page,
+/// its road, category, and latest AADF.
+pub fn count_point_table(ctx: &Context, rows: &[PointRow], first: i64, total: i64) -> Markup {
+    html! {
+        div.table-scroll tabindex="0" role="region" aria-label="Count points (table)" {
+            table {
+                caption {
+                    "Count points, by road: " (first) " to " (first + rows.len() as i64 - 1) " of " (total)
+                }
+                thead { tr {
+                    th scope="col" { "Count point" }
+                    th scope="col" { "Road" }
+                    th scope="col" { "Road category" }
+                    th scope="col" { "Latest AADF year" }
+                    th scope="col" { "AADF, all motor vehicles" }
+                } }
+                tbody {
+                    @for p in rows {
+                        tr {
+                            th scope="row" { a href=(ctx.link(&format!("/manualcountpoints/{}", p.id))) { (p.id) } }
+                            td { (p.road.as_deref().unwrap_or("")) }
+                            td { (format::category_or_type(p.category.as_deref(), p.road_type.as_deref())) }
+                            td.num { (p.aadf_year.map(|y| y.to_string()).unwrap_or_default()) }
+                            td.num { (format::count(p.aadf)) }
+                        }
+                    }
                 }
             }
         }

@@ -41,9 +41,11 @@ pub enum ChartKind {
 
 impl Plot {
     pub fn of(question: &Summary, rows: &SummaryRows) -> Plot {
-        let groups = question.group_by.len();
+        let groups = labels::keys(question);
         let column = groups + usize::from(!question.measures.is_empty());
         let kind = match question.group_by.first() {
+            // By area: a bar an area (and group), labelled by its id and name.
+            _ if question.by_area.is_some() => ChartKind::Bars,
             None => ChartKind::Nothing,
             Some(c) if matches!(c.domain, Domain::Year | Domain::Hour) && groups <= 2 => {
                 let lines = Plot::series_keys(rows, groups == 2);
@@ -118,18 +120,14 @@ pub fn number(cell: &SummaryCell) -> Option<f64> {
 /// The chart, or a line saying why there is none.
 pub fn draw(ctx: &Context, plot: &Plot, question: &Summary, rows: &SummaryRows) -> Markup {
     let drawn = labels::output(question, &rows.names[plot.column]);
-    let by: Vec<String> = question
-        .group_by
-        .iter()
-        .map(|c| format::lower_first(&format::column(c.name)))
-        .collect();
+    let by = labels::groups(question);
     let title = format!("{drawn} by {}", by.join(", "));
     match plot.kind {
         ChartKind::Nothing => html! { p.hint { "Group the records by a column to draw a chart." } },
         ChartKind::Lines { by_hour, split } => {
             lines(ctx, plot, question, rows, (title, &drawn), (by_hour, split))
         }
-        ChartKind::Bars => bars(ctx, plot, question.group_by.len(), rows, (title, drawn)),
+        ChartKind::Bars => bars(ctx, plot, labels::keys(question), rows, (title, drawn)),
     }
 }
 

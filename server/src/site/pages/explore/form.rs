@@ -7,10 +7,11 @@ use maud::{html, Markup};
 
 use super::labels;
 use super::query::Hints;
-use super::question::{datasets, filter_names, slug, Ask, DATASET, GROUP_BY};
+use super::question::{datasets, filter_names, slug, Ask, AREA_GROUP, DATASET, GROUP_BY};
 use crate::site::format;
 use crate::site::pages::template::Context;
 use crate::totals::{Stat, MAX_GROUP_BY, MAX_SUMMARY_ROWS};
+use roadtraffic_catalog::places::Places;
 
 /// The fields of the question form, each an id the error summary may link to.
 pub const GROUPS_FIELD: &str = "group_by-1";
@@ -41,11 +42,11 @@ pub fn dataset(ctx: &Context, ask: &Ask) -> Markup {
 }
 
 /// The question's form: groups, measures, filters, order and number of rows.
-pub fn question(ctx: &Context, ask: &Ask, hints: &Hints) -> Markup {
+pub fn question(ctx: &Context, ask: &Ask, (hints, area_sets): (&Hints, &[String])) -> Markup {
     html! {
         form.explore-question action=(ctx.link("/explore")) method="get" {
             input type="hidden" name=(DATASET) value=(slug(ask.dataset));
-            (groups(ask))
+            (groups(ask, area_sets))
             (measures(ask))
             (filters(ctx, ask, hints))
             (order(ask))
@@ -54,8 +55,16 @@ pub fn question(ctx: &Context, ask: &Ask, hints: &Hints) -> Markup {
     }
 }
 
-fn groups(ask: &Ask) -> Markup {
+fn groups(ask: &Ask, area_sets: &[String]) -> Markup {
     let columns: Vec<&str> = ask.dataset.facet_columns().map(|c| c.name).collect();
+    // The areas of each set stored, for a dataset with places (`group_by=area:{set}`).
+    let areas: Vec<String> = match Places::of(ask.dataset) {
+        Some(_) => area_sets
+            .iter()
+            .map(|s| format!("{AREA_GROUP}{s}"))
+            .collect(),
+        None => Vec::new(),
+    };
     html! {
         fieldset.groups aria-describedby="group_by-hint" {
             legend { "Group by" }
@@ -70,9 +79,12 @@ fn groups(ask: &Ask) -> Markup {
                             @for c in &columns {
                                 option value=(c) selected[*c == chosen] { (format::column(c)) }
                             }
+                            @for a in &areas {
+                                option value=(a) selected[a == chosen] { "Area of " (a[AREA_GROUP.len()..]) }
+                            }
                             // A name the dataset does not have, kept so that the refused
                             // question is shown as asked.
-                            @if !chosen.is_empty() && !columns.contains(&chosen) {
+                            @if !chosen.is_empty() && !columns.contains(&chosen) && !areas.iter().any(|a| a == chosen) {
                                 option value=(chosen) selected { (chosen) }
                             }
                         }
@@ -114,6 +126,15 @@ fn measures(ask: &Ask) -> Markup {
                                 tr {
                                     th scope="row" { (format::column(c.name)) }
                                     @for s in Stat::ALL { td { (tick(ask, s, c.name)) } }
+                                }
+                            }
+                            // Measures made of a record's columns (vehicle-km): added up.
+                            @for m in d.derived_measures() {
+                                tr {
+                                    th scope="row" { (format::column(m.name)) }
+                                    @for s in Stat::ALL {
+                                        td { @if s == Stat::Sum { (tick(ask, s, m.name)) } }
+                                    }
                                 }
                             }
                         }
@@ -167,6 +188,7 @@ fn filter(ctx: &Context, ask: &Ask, hints: &Hints, name: &str) -> Markup {
             Some("West, south, east, north, in degrees of longitude and latitude: -5,51,-2,54")
         }
         "near" => Some("Longitude, latitude and a radius in metres: -3.03,51.58,5000"),
+        "area" => Some("A set and its areas' ids (see the areas): wards:E05000001,E05000002"),
         "count_method" => Some("counted or estimated"),
         _ => None,
     };

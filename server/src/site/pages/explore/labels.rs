@@ -34,8 +34,26 @@ pub fn measure(m: &Measure) -> String {
     format!("{} of {column}", stat(m.stat))
 }
 
+/// How many key columns a row of `question` has: the area's id and name when grouped by
+/// area, then the columns grouped by.
+pub fn keys(question: &Summary) -> usize {
+    question.group_by.len() + 2 * usize::from(question.by_area.is_some())
+}
+
+/// What the rows are grouped by, in words: `area, year`.
+pub fn groups(question: &Summary) -> Vec<String> {
+    let area = question.by_area.iter().map(|_| "area".to_string());
+    let columns = (question.group_by.iter()).map(|c| format::lower_first(&format::column(c.name)));
+    area.chain(columns).collect()
+}
+
 /// The heading of an output column of `question` (`Summary::output_names`).
 pub fn output(question: &Summary, name: &str) -> String {
+    match name {
+        "area" if question.by_area.is_some() => return "Area".to_string(),
+        "area_name" if question.by_area.is_some() => return "Area name".to_string(),
+        _ => {}
+    }
     if let Some(c) = question.group_by.iter().find(|c| c.name == name) {
         return format::column(c.name);
     }
@@ -50,6 +68,7 @@ pub fn filter(name: &str) -> String {
     match name {
         "bbox" => "Map box (bbox)".to_string(),
         "near" => "Near a point (near)".to_string(),
+        "area" => "In areas (area)".to_string(),
         other => format::column(other),
     }
 }
@@ -65,10 +84,8 @@ pub fn question(question: &Summary, ask: &Ask) -> String {
             .map(|m| format::lower_first(&measure(m))),
     );
     let mut words = format!("{}: {}", dataset(question.dataset), and(&asked));
-    if !question.group_by.is_empty() {
-        let by: Vec<String> = (question.group_by.iter())
-            .map(|c| format::lower_first(&format::column(c.name)))
-            .collect();
+    if keys(question) > 0 {
+        let by = groups(question);
         words.push_str(&format!(", by {}", and(&by)));
     }
     let filters: Vec<String> = (ask.filters.iter())

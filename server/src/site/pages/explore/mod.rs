@@ -17,10 +17,11 @@ mod template;
 
 use actix_web::http::StatusCode;
 
+use crate::areas::AreasOf;
 use crate::error::ApiError;
 use crate::query::Query;
 use crate::release::Release;
-use crate::rows::NoAreas;
+use crate::rows::{AreaLookup, NoAreas};
 use crate::site::pages::context;
 use crate::site::{Drawn, View};
 use crate::totals::Summary;
@@ -28,12 +29,20 @@ use crate::totals::Summary;
 use question::Ask;
 use template::{Answered, Shown};
 
-pub fn render(view: &View, query: &Query) -> Result<Drawn, ApiError> {
+pub fn render(view: &View, query: &Query, areas: Option<&AreasOf>) -> Result<Drawn, ApiError> {
     let (ask, refused) = Ask::read(query);
     let hints = query::Hints::of(view.release, ask.dataset)?;
+    let area_sets: Vec<String> = match areas.map(AreasOf::sets) {
+        Some(sets) => (sets?.names().into_iter()).map(str::to_string).collect(),
+        None => Vec::new(),
+    };
+    let areas: &dyn AreaLookup = match areas {
+        Some(areas) => areas,
+        None => &NoAreas,
+    };
     let outcome = match refused {
         Some(e) => Err(e),
-        None => answer(view, &ask),
+        None => answer(view, &ask, areas),
     };
     let (status, outcome) = match outcome {
         Ok(answered) => (StatusCode::OK, Ok(answered)),
@@ -43,6 +52,7 @@ pub fn render(view: &View, query: &Query) -> Result<Drawn, ApiError> {
     let shown = Shown {
         ask: &ask,
         hints: &hints,
+        area_sets: &area_sets,
         outcome,
     };
     Ok(Drawn {
@@ -52,23 +62,22 @@ pub fn render(view: &View, query: &Query) -> Result<Drawn, ApiError> {
 }
 
 /// The question checked as the API checks it, and answered.
-fn answer(view: &View, ask: &Ask) -> Result<Answered, ApiError> {
-    let question = checked(ask)?;
+fn answer(view: &View, ask: &Ask, areas: &dyn AreaLookup) -> Result<Answered, ApiError> {
+    let question = checked(ask, areas)?;
     let rows = query::answer(view, &question)?;
     Ok(Answered { question, rows })
 }
 
-fn checked(ask: &Ask) -> Result<Summary, ApiError> {
-    // The site's questions name no area set (the areas room is not the site's).
-    Summary::parse(ask.dataset, &Query::read(&ask.summary_query()), &NoAreas)
+fn checked(ask: &Ask, areas: &dyn AreaLookup) -> Result<Summary, ApiError> {
+    Summary::parse(ask.dataset, &Query::read(&ask.summary_query()), areas)
 }
 
 /// The rows of its dataset's table that the page's question reads (0 when a table of totals
 /// answers it, or when it is refused): a page that reads many waits for a heavy permit, as the
 /// API's summary does.
-pub fn rows_read(release: &Release, query: &Query) -> i64 {
+pub fn rows_read(release: &Release, query: &Query, areas: &dyn AreaLookup) -> i64 {
     let (ask, refused) = Ask::read(query);
-    let question = match (refused, checked(&ask)) {
+    let question = match (refused, checked(&ask, areas)) {
         (None, Ok(question)) => question,
         _ => return 0,
     };

@@ -15,6 +15,14 @@ use crate::error::ApiError;
 use crate::query::{self, Param, Params, Query};
 use crate::totals::Stat;
 
+/// The site's page of an area of a set.
+pub fn area_page(set: &str, id: &str) -> String {
+    let (mut set_part, mut id_part) = (String::new(), String::new());
+    query::encode(set, &mut set_part);
+    query::encode(id, &mut id_part);
+    format!("/areas/{set_part}/{id_part}")
+}
+
 /// The page's own parameter: which listing the question is of.
 pub const DATASET: &str = "dataset";
 /// The list parameters of a summary: the groups, then a list per [`Stat`] (in `Stat::ALL`'s
@@ -22,7 +30,10 @@ pub const DATASET: &str = "dataset";
 pub const GROUP_BY: &str = "group_by";
 /// The filters of a dataset with places that are areas of the map, not columns (the API's
 /// `filter[bbox]` and `filter[near]`).
-const AREAS: [&str; 2] = ["bbox", "near"];
+const AREAS: [&str; 3] = ["bbox", "near", "area"];
+/// A group by the areas of a set: `area:{set}`; its key column in the answer.
+pub const AREA_GROUP: &str = "area:";
+pub const AREA_KEY: &str = "area";
 /// The filter of a record's id.
 const ID: &str = "id";
 /// The measure asked when nothing is: the catalogue's total of every motor vehicle.

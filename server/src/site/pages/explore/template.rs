@@ -10,7 +10,7 @@ use super::figure::{self, Plot, MOST_BARS};
 use super::form;
 use super::labels;
 use super::query::Hints;
-use super::question::Ask;
+use super::question::{area_page, Ask, AREA_GROUP, AREA_KEY};
 use crate::html::{page_in, Section};
 use crate::site::format;
 use crate::site::pages::template::Context;
@@ -29,6 +29,8 @@ pub struct Answered {
 pub struct Shown<'a> {
     pub ask: &'a Ask,
     pub hints: &'a Hints,
+    /// The area sets stored: `group_by=area:{set}` of a dataset with places.
+    pub area_sets: &'a [String],
     pub outcome: Result<Answered, String>,
 }
 
@@ -42,11 +44,12 @@ pub fn page(ctx: &Context, shown: &Shown) -> Markup {
             "The answer is a table and a chart, and the same question is a URL of the API, linked below it. "
             a href="#ask" { "Change the question" } "."
         }
+        p { "Traffic in any boundary (a ward, a constituency, a council's own zones): " a href=(ctx.link("/areas")) { "the areas" } ", each with its count points and vehicle-km." }
         @if let Ok(answered) = &shown.outcome { (answer(ctx, shown.ask, answered)) }
         section #ask aria-labelledby="ask-heading" {
             h2 #ask-heading { "Ask a question" }
             (form::dataset(ctx, shown.ask))
-            (form::question(ctx, shown.ask, shown.hints))
+            (form::question(ctx, shown.ask, (shown.hints, shown.area_sets)))
         }
     };
     // A title of its own for each question (a bookmark, a tab, the history say which).
@@ -94,7 +97,7 @@ fn answer(ctx: &Context, ask: &Ask, answered: &Answered) -> Markup {
     let Answered { question, rows } = answered;
     let words = labels::question(question, ask);
     let records: i64 = (rows.rows.iter())
-        .filter_map(|r| match r.get(question.group_by.len()) {
+        .filter_map(|r| match r.get(labels::keys(question)) {
             Some(SummaryCell::Value(SqlValue::Integer(n))) => Some(*n),
             _ => None,
         })
@@ -106,21 +109,23 @@ fn answer(ctx: &Context, ask: &Ask, answered: &Answered) -> Markup {
             p.key-figure { (words) }
             p {
                 (format::grouped(&records.to_string())) " records"
-                @if !question.group_by.is_empty() { " in " (format::grouped(&rows.rows.len().to_string())) " rows" }
+                @if labels::keys(question) > 0 { " in " (format::grouped(&rows.rows.len().to_string())) " rows" }
                 "."
                 @if rows.rows.len() > MOST_ROWS { " The first " (format::grouped(&MOST_ROWS.to_string())) " rows are shown: the CSV below has them all." }
                 @if matches!(plot.kind, figure::ChartKind::Bars) && rows.rows.len() > MOST_BARS { " The chart draws the first " (MOST_BARS) " rows." }
             }
             (figure::draw(ctx, &plot, question, rows))
-            (table(ctx, &words, &plot, answered))
+            (table(ctx, ask, &words, &plot, answered))
             (links(ctx, ask))
         }
     }
 }
 
-fn table(ctx: &Context, words: &str, plot: &Plot, answered: &Answered) -> Markup {
+fn table(ctx: &Context, ask: &Ask, words: &str, plot: &Plot, answered: &Answered) -> Markup {
+    // A group by area links to the area's page, in the set asked.
+    let area_set = (ask.group_by.iter()).find_map(|g| g.strip_prefix(AREA_GROUP));
     let Answered { question, rows } = answered;
-    let groups = question.group_by.len();
+    let groups = labels::keys(question);
     let lines = matches!(plot.kind, figure::ChartKind::Lines { .. });
     html! {
         div.table-scroll tabindex="0" role="region" aria-label="The answer (table)" {
@@ -140,7 +145,7 @@ fn table(ctx: &Context, words: &str, plot: &Plot, answered: &Answered) -> Markup
                             @if groups == 0 { th scope="row" { "All records that match" } }
                             @for (i, (name, cell)) in rows.names.iter().zip(row).enumerate() {
                                 @if i < groups {
-                                    (key_cell(ctx, name, cell))
+                                    (key_cell(ctx, (name, area_set), cell))
                                 } @else {
                                     (number_cell(name, cell, (i == plot.column).then(|| plot.point(rows, row)).flatten()))
                                 }
@@ -155,12 +160,17 @@ fn table(ctx: &Context, words: &str, plot: &Plot, answered: &Answered) -> Markup
 
 /// A group's key: its name (a link to its page where the site has one), its value as the
 /// API gives it in `data-value`.
-fn key_cell(ctx: &Context, column: &str, cell: &SummaryCell) -> Markup {
+fn key_cell(ctx: &Context, (column, area_set): (&str, Option<&str>), cell: &SummaryCell) -> Markup {
     let value = match cell {
         SummaryCell::Value(v) => v.clone(),
         SummaryCell::Decimal(d) => SqlValue::Text(d.clone()),
     };
-    let (text, href) = labels::key(ctx, column, &value);
+    let (text, href) = match (column, area_set, &value) {
+        (AREA_KEY, Some(set), SqlValue::Text(id)) => {
+            (id.clone(), Some(ctx.link(&area_page(set, id))))
+        }
+        _ => labels::key(ctx, column, &value),
+    };
     html! {
         th scope="row" data-column=(column) data-value=(super::question::filter_text(&value)) {
             @match href {

@@ -7,10 +7,12 @@ use crate::html::{page_in, Section};
 use crate::site::format;
 use crate::site::overview::AdminArea;
 use crate::site::pages::template::{
-    area_trail, breadcrumbs, chart_and_table, map, pager, vehicle, Context, Figures, Focus,
+    area_trail, breadcrumbs, chart_and_table, count_point_table, map, pager, vehicle, Context,
+    Figures, Focus,
 };
 
-use super::query::{PointRow, Traffic, PER_PAGE};
+use super::query::{Traffic, PER_PAGE};
+use crate::site::pages::query::PointRow;
 
 /// A page of the authority's count points: its rows, its number, the last page's, and the
 /// number of count points in all.
@@ -91,31 +93,5 @@ fn traffic_figures(name: &str, traffic: Traffic) -> Markup {
 
 fn count_points(ctx: &Context, points: &Points) -> Markup {
     let first = (points.page - 1) * PER_PAGE + 1;
-    html! {
-        div.table-scroll tabindex="0" role="region" aria-label="Count points (table)" {
-            table {
-                caption {
-                    "Count points, by road: " (first) " to " (first + points.rows.len() as i64 - 1) " of " (points.total)
-                }
-                thead { tr {
-                    th scope="col" { "Count point" }
-                    th scope="col" { "Road" }
-                    th scope="col" { "Road category" }
-                    th scope="col" { "Latest AADF year" }
-                    th scope="col" { "AADF, all motor vehicles" }
-                } }
-                tbody {
-                    @for p in &points.rows {
-                        tr {
-                            th scope="row" { a href=(ctx.link(&format!("/manualcountpoints/{}", p.id))) { (p.id) } }
-                            td { (p.road.as_deref().unwrap_or("")) }
-                            td { (format::category_or_type(p.category.as_deref(), p.road_type.as_deref())) }
-                            td.num { (p.aadf_year.map(|y| y.to_string()).unwrap_or_default()) }
-                            td.num { (format::count(p.aadf)) }
-                        }
-                    }
-                }
-            }
-        }
-    }
+    count_point_table(ctx, &points.rows, first, points.total)
 }
