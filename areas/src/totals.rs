@@ -63,6 +63,10 @@ pub fn create_sql(d: &Dataset) -> String {
 
 /// The statement that fills the table for one set (`?1`, its name) from the dataset's table
 /// and `area_count_points`.
+///
+/// The rows are read in table order, each count point's areas sought in the index beside
+/// them (`CROSS JOIN` keeps that order): seeking each area's rows instead reads the table
+/// in count point order, a random walk (3.2 s against 0.9 s for the wards on full-size AADF).
 pub fn fill_sql(d: &Dataset) -> String {
     let mut inner = vec!["a.area_id".to_string(), "r.year".into()];
     let mut stats = vec![
@@ -80,8 +84,8 @@ pub fn fill_sql(d: &Dataset) -> String {
         stats.extend(STATS.iter().map(|s| format!("{s}({})", m.name)));
     }
     format!(
-        "INSERT INTO {} SELECT {} FROM (SELECT {} FROM area_count_points a JOIN {} r \
-         ON r.count_point_id = a.count_point_id WHERE a.set_name = ?1 AND r.year IS NOT NULL) \
+        "INSERT INTO {} SELECT {} FROM (SELECT {} FROM {} r CROSS JOIN area_count_points a \
+         ON a.set_name = ?1 AND a.count_point_id = r.count_point_id WHERE r.year IS NOT NULL) \
          GROUP BY area_id, year",
         table(d),
         stats.join(", "),
