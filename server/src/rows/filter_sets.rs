@@ -50,6 +50,21 @@ impl FilterSet {
         }
         Some((firsts, low, high))
     }
+
+    /// The ids of the `size` rows from position `offset` on, in order, when the runs are kept
+    /// (each run a range of consecutive ids).
+    pub fn ids_of_window(&self, offset: i64, size: i64) -> Option<Vec<i64>> {
+        let runs = self.runs.as_ref()?;
+        let from = runs.partition_point(|r| r.position + (r.last_id - r.first_id) < offset);
+        let end = offset.saturating_add(size);
+        let mut ids = Vec::with_capacity(usize::try_from(size).unwrap_or(0).min(1 << 16));
+        for run in runs[from..].iter().take_while(|r| r.position < end) {
+            let skip = (offset - run.position).max(0);
+            let last = run.last_id.min(run.first_id + (end - run.position) - 1);
+            ids.extend(run.first_id + skip..=last);
+        }
+        Some(ids)
+    }
 }
 
 /// Filter sets are learnt once per release and kept; past the budget (`--filter-set-cache-mib`),
@@ -163,5 +178,17 @@ mod tests {
         assert_eq!(set.runs_of_window(18, 1), None);
         let unkept = FilterSet { runs: None, ..set };
         assert_eq!(unkept.runs_of_window(0, 1), None);
+    }
+
+    #[test]
+    fn a_window_s_ids_are_those_of_its_positions() {
+        let set = set();
+        assert_eq!(set.ids_of_window(0, 5), Some(vec![10, 11, 12, 13, 14]));
+        assert_eq!(set.ids_of_window(3, 4), Some(vec![13, 14, 20, 21]));
+        assert_eq!(set.ids_of_window(7, 3), Some(vec![22, 40, 41]));
+        assert_eq!(set.ids_of_window(16, 100), Some(vec![48, 49]));
+        assert_eq!(set.ids_of_window(18, 5), Some(vec![]));
+        let unkept = FilterSet { runs: None, ..set };
+        assert_eq!(unkept.ids_of_window(0, 1), None);
     }
 }
