@@ -49,19 +49,13 @@ impl Facets {
                 source.records(),
                 self.size + 1
             );
-            let mut values = Vec::new();
-            each_row(conn, &sql, &args, |r| {
-                values.push((r.get(0)?, r.get(1)?));
-                Ok(())
-            })?;
+            let (values, truncated) = self.counted(conn, &sql, &args)?;
             log::debug!(
                 "{} facet {}: {}",
                 self.dataset.table,
                 column.name,
                 source.name()
             );
-            let truncated = values.len() > self.size;
-            values.truncate(self.size);
             out.push(Facet {
                 column: column.name,
                 values,
@@ -70,6 +64,24 @@ impl Facets {
             });
         }
         Ok(out)
+    }
+
+    /// The values and counts a facet's statement gives (one past the size asked), and
+    /// whether there were more.
+    fn counted(
+        &self,
+        conn: &Connection,
+        sql: &str,
+        args: &[SqlValue],
+    ) -> Result<(Vec<(SqlValue, i64)>, bool), ApiError> {
+        let mut values = Vec::new();
+        each_row(conn, sql, args, |r| {
+            values.push((r.get(0)?, r.get(1)?));
+            Ok(())
+        })?;
+        let truncated = values.len() > self.size;
+        values.truncate(self.size);
+        Ok((values, truncated))
     }
 
     /// The areas' facet: how many records each area of the set holds (`by_area`).
@@ -83,14 +95,8 @@ impl Facets {
             source.read.records(),
             self.size + 1
         );
-        let mut values = Vec::new();
-        each_row(conn, &sql, &args, |r| {
-            values.push((r.get(0)?, r.get(1)?));
-            Ok(())
-        })?;
+        let (values, truncated) = self.counted(conn, &sql, &args)?;
         log::debug!("{} facet {AREA}: {}", d.table, source.name());
-        let truncated = values.len() > self.size;
-        values.truncate(self.size);
         Ok(Facet {
             column: AREA,
             values,
