@@ -24,10 +24,7 @@ use crate::release::Release;
 use crate::rows::{Condition, Rows};
 use store::{Store, Stored};
 
-/// The columns a whole table's Parquet file is sorted by when its records have no places,
-/// those of them the dataset has: a filter on the year, or on an area, then skips most row
-/// groups by their statistics. Records with places go by place (`order`).
-const PARQUET_SORT: [&str; 2] = ["year", "local_authority_id"];
+use roadtraffic_downloads::PARQUET_SORT;
 
 /// A download the path names: its rows, and what writes them.
 pub struct Download {
@@ -50,15 +47,7 @@ pub fn resolve(path: &str) -> Option<Download> {
     }
 }
 
-/// The whole-table files of every dataset: its national file's paths under `/downloads/`, as
-/// CSV, zip and Parquet.
-pub fn national_paths() -> impl Iterator<Item = String> {
-    let stems = DATASETS.iter().filter_map(|d| {
-        let name = d.national_file()?.name;
-        name.strip_suffix(".csv")
-    });
-    stems.flat_map(|stem| [".parquet", ".csv", ".zip"].map(|suffix| format!("{stem}{suffix}")))
-}
+pub use roadtraffic_downloads::national_paths;
 
 fn national(file: &str) -> Option<Download> {
     DATASETS.iter().find_map(|d| {

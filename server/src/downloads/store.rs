@@ -23,9 +23,7 @@ use tokio::sync::{OnceCell, Semaphore};
 use crate::error::ApiError;
 use crate::release::{Release, Tagging};
 
-/// Changes whenever this server writes some download differently: files kept by another
-/// version are then written again rather than served.
-const FILES_VERSION: &str = "1";
+use roadtraffic_downloads::release_folder;
 
 /// A file of the store, whole on disk.
 #[derive(Debug, Clone)]
@@ -67,7 +65,7 @@ impl Store {
     /// used for a while go. A kept release served by name prunes nothing: it is opened beside
     /// the latest, whose files (written once, then only read) must stay.
     pub fn new(root: &Path, release: &Release) -> Store {
-        let name = format!("{}-v{FILES_VERSION}", &release.about.id[..16]);
+        let name = release_folder(&release.about.id);
         if release.tagging == Tagging::PerFile {
             prune(root, &name);
         }

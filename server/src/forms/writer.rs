@@ -7,7 +7,7 @@
 use roadtraffic_catalog::record::Decimals;
 use rusqlite::Connection;
 
-use super::file_layout::{AreaNames, CellValue, FileLayout};
+use super::file_layout::{AreaNames, Cell, CellValue, FileLayout};
 use super::geojson::FeatureWriter;
 use super::record::{Distance, JsonRecord};
 use crate::error::ApiError;
@@ -148,7 +148,14 @@ impl Record for RowRecord<'_> {
             return Err(ApiError::internal("a row not read as cells"));
         };
         for cell in &layout.cells {
-            each(cell.read(self.row, areas)?)?;
+            let value = match cell {
+                Cell::Distance(at) => match self.row.get::<_, Option<f64>>(*at)? {
+                    Some(squared) => CellValue::Real(crate::spatial::sql::metres(squared)),
+                    None => CellValue::Null,
+                },
+                _ => cell.read(self.row, areas)?,
+            };
+            each(value)?;
         }
         Ok(())
     }

@@ -11,7 +11,6 @@ use std::time::{Duration, Instant, SystemTime};
 
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{OpenFlags, OptionalExtension};
-use sha2::{Digest, Sha256};
 
 use roadtraffic_catalog::changes::ChangeReport;
 use roadtraffic_catalog::record::RecordLayout;
@@ -358,14 +357,11 @@ fn read_about(conn: &rusqlite::Connection) -> Result<About, String> {
         .ok_or_else(|| format!("metadata {}: missing", metadata::LOADED_AT))?;
     // `sqlite3 -readonly -separator "$(printf '\t')" FILE "SELECT key, value FROM metadata
     // ORDER BY key" | sha256sum` gives the same, so a rollout can tell which file a replica has.
-    let mut id = Sha256::new();
-    for (key, value) in &entries {
-        id.update(format!("{key}\t{value}\n"));
-    }
+    let id = roadtraffic_downloads::release_id(entries.iter().map(|(k, v)| (&**k, &**v)));
     Ok(About {
         label: meta(metadata::RELEASE).filter(|l| !l.is_empty()).cloned(),
         loaded_at: humantime::parse_rfc3339(loaded_at).ok(),
-        id: format!("{:x}", id.finalize()),
+        id,
         schema_version: version.clone(),
         serving_since: SystemTime::now(),
     })

@@ -11,7 +11,7 @@ use arrow_schema::{DataType, Field};
 
 use roadtraffic_catalog::{dates, Column, Domain, ValueType};
 
-use crate::forms::file_layout::{Cell, CellValue};
+use crate::file_layout::{Cell, CellValue};
 
 /// The Parquet (Arrow) type of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
