@@ -69,6 +69,23 @@ pub fn national_parquet(d: &roadtraffic_catalog::Dataset) -> Option<String> {
 /// most row groups by their statistics. Records with places go by place (`order`).
 pub const PARQUET_SORT: [&str; 2] = ["year", "local_authority_id"];
 
+/// The columns of [`PARQUET_SORT`] a dataset stores, and their positions in `layout`: what a
+/// whole table's Parquet file of records without places is sorted by, and declares.
+pub fn parquet_sort(
+    d: &roadtraffic_catalog::Dataset,
+    layout: &FileLayout,
+) -> (Vec<&'static roadtraffic_catalog::Column>, Vec<usize>) {
+    let sort: Vec<_> = (PARQUET_SORT.iter())
+        .filter_map(|c| d.column(c).filter(|c| c.stored))
+        .collect();
+    let position = |name: &str| {
+        let mut columns = layout.columns.iter();
+        columns.position(|l| l.is_some_and(|l| l.name == name))
+    };
+    let sorted_by = sort.iter().filter_map(|c| position(c.name)).collect();
+    (sort, sorted_by)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -74,6 +74,20 @@ pub fn positions(conn: &Connection) -> rusqlite::Result<HashMap<i64, u64>> {
     rows.collect()
 }
 
+/// Count points per part of a file read out of SQLite: a few hundred queries for a national
+/// file, each of thousands of rows (a row group holds 131,072).
+pub const COUNT_POINTS_PER_PART: usize = 256;
+
+/// The count points in the order their rows go in a file: the count points in curve order
+/// (`curve_ordered`) in parts of [`COUNT_POINTS_PER_PART`], each part by id (as its rows are
+/// read out of SQLite, by the count point index).
+pub fn file_order(mut curve_ordered: Vec<i64>) -> Vec<i64> {
+    for part in curve_ordered.chunks_mut(COUNT_POINTS_PER_PART) {
+        part.sort_unstable();
+    }
+    curve_ordered
+}
+
 /// A count point's position on the curve: after every other when it has no place.
 pub fn position(positions: &HashMap<i64, u64>, count_point: i64) -> u64 {
     positions.get(&count_point).copied().unwrap_or(u64::MAX)

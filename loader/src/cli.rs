@@ -77,6 +77,10 @@ struct Args {
     /// builds cost about half the CPU, for a file several times larger (see BENCHMARKS.md).
     #[arg(long)]
     rendered_records: bool,
+    /// Where to write the national Parquet files: roadtraffic-serve's --downloads-dir (by
+    /// default FILE.downloads beside --db, where it looks).
+    #[arg(long, value_name = "DIR")]
+    downloads_dir: Option<PathBuf>,
     #[command(flatten)]
     fetch: FetchArgs,
 }
@@ -355,6 +359,7 @@ fn run_load(args: Args) -> ExitCode {
         max_record_bytes: args.max_record_bytes,
         fetch,
         rendered_records: args.rendered_records,
+        downloads_dir: args.downloads_dir,
     };
     let report_json = args.report_json.as_deref();
     match load::run(&opts) {

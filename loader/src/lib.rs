@@ -29,6 +29,7 @@ mod guard;
 mod input;
 mod keep;
 mod keys;
+mod national;
 mod options;
 mod places;
 mod recognise;
@@ -95,7 +96,18 @@ fn load(
     let countries = derived::read_countries(opts.countries.as_deref())?;
 
     let partial = target.create_partial()?;
-    let mut report = build(opts, partial.path(), &inputs.sources, &kinds, &countries)?;
+    let spill_dir = partial.path().parent().unwrap_or(Path::new("."));
+    let root = opts.downloads_root();
+    let national =
+        national::National::start(spill_dir, &root).map_err(|e| LoadError::io(&root, e))?;
+    let (mut report, national) = build(
+        opts,
+        partial.path(),
+        &inputs.sources,
+        &kinds,
+        &countries,
+        national,
+    )?;
     report.skipped_inputs = inputs.skipped;
     report.previous_rows = target.previous.clone();
     report.sources = hashing.join().map_err(|_| LoadError::WriterStopped)??;
@@ -113,7 +125,16 @@ fn load(
         Some(k) => Some(k.commit(partial.path(), &mut report)?),
         None => None,
     };
+    let release_id = rusqlite::Connection::open(partial.path())
+        .and_then(|conn| roadtraffic_downloads::release_id_of(&conn));
     target.swap_in(partial)?;
+    // The release is in place: its national files go where the server looks for them. A
+    // failure leaves the server to write them itself, as before.
+    if let (Some(national), Ok(id)) = (national, release_id) {
+        if let Err(e) = national.commit(&id) {
+            log::warn!("national Parquet files not put in place: {e}");
+        }
+    }
     if let Some(c) = committed {
         c.finish();
     }
@@ -165,9 +186,10 @@ fn build(
     sources: &[input::InputSource],
     kinds: &[&'static Dataset],
     countries: &[derived::Country],
-) -> Result<LoadReport, LoadError> {
+    mut national: national::National,
+) -> Result<(LoadReport, Option<national::Prepared>), LoadError> {
     let started = Instant::now();
-    let (link, writer) = writer::start(partial)?;
+    let (link, writer) = writer::start(partial, national.feed())?;
     let mut gathered = Gathered::default();
     let read = read_all(opts, sources, kinds, &link, &mut gathered);
     drop(link);
@@ -188,6 +210,7 @@ fn build(
     gathered.completions.apply(&conn, &mut report)?;
     derived::write_derived(&conn, &gathered.areas, countries, &mut report)?;
     gathered.places.write(&conn)?;
+    let rows_done = national.rows_done(&conn);
     if opts.rendered_records {
         report.rendered_records = rendered::render_all(&conn)?;
     }
@@ -197,7 +220,10 @@ fn build(
         started.elapsed().as_secs_f64()
     );
     report.release = opts.release.clone();
-    Ok(report)
+    let prepared = rows_done.and_then(|()| national.finish(&conn));
+    let prepared = prepared
+        .map_err(|e| report.note(format!("the national Parquet files were not written: {e}")));
+    Ok((report, prepared.ok()))
 }
 
 /// Reads every source, dataset by dataset in the catalogue's load order.

@@ -33,6 +33,20 @@ pub struct LoadOptions {
     /// Also keep every record's JSON, written once, for the server to copy (a larger file,
     /// faster pages: see `rendered.rs`).
     pub rendered_records: bool,
+    /// Where the national Parquet files go (the server's `--downloads-dir`); by default
+    /// beside the database, as the server looks for them (`FILE.downloads`).
+    pub downloads_dir: Option<std::path::PathBuf>,
+}
+
+impl LoadOptions {
+    /// The folder of the downloads the load writes: `--downloads-dir`, or `FILE.downloads`.
+    pub fn downloads_root(&self) -> std::path::PathBuf {
+        self.downloads_dir.clone().unwrap_or_else(|| {
+            let mut name = self.db.as_os_str().to_owned();
+            name.push(".downloads");
+            std::path::PathBuf::from(name)
+        })
+    }
 }
 
 /// Real records are under 2 KB.
@@ -54,6 +68,7 @@ impl Default for LoadOptions {
             max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
             fetch: None,
             rendered_records: false,
+            downloads_dir: None,
         }
     }
 }

@@ -45,10 +45,15 @@ pub enum ToWriter {
 pub struct WriterLink {
     tx: mpsc::SyncSender<ToWriter>,
     spare: mpsc::Receiver<Vec<Value>>,
+    /// The national files' thread, which takes a copy of the rows it writes.
+    national: Option<crate::national::Feed>,
 }
 
 impl WriterLink {
     pub fn send(&self, message: ToWriter) -> Result<(), LoadError> {
+        if let Some(national) = &self.national {
+            national.see(&message);
+        }
         self.tx.send(message).map_err(|_| LoadError::WriterStopped)
     }
 
@@ -62,7 +67,10 @@ impl WriterLink {
 pub type Writer = JoinHandle<Result<(Connection, Vec<&'static str>), LoadError>>;
 
 /// Opens the new file, creates its tables and starts the SQLite thread.
-pub fn start(partial: &Path) -> Result<(WriterLink, Writer), LoadError> {
+pub fn start(
+    partial: &Path,
+    national: Option<crate::national::Feed>,
+) -> Result<(WriterLink, Writer), LoadError> {
     let conn = open_for_build(partial)?;
     let (tx, rx) = mpsc::sync_channel::<ToWriter>(BATCH_BUFFERS + 2);
     let (spare_tx, spare) = mpsc::sync_channel(BATCH_BUFFERS);
@@ -75,7 +83,12 @@ pub fn start(partial: &Path) -> Result<(WriterLink, Writer), LoadError> {
     }
     let counter = Counter::start(spare_tx, BATCH_BUFFERS);
     let writer = std::thread::spawn(move || write_all(conn, rx, counter));
-    Ok((WriterLink { tx, spare }, writer))
+    let link = WriterLink {
+        tx,
+        spare,
+        national,
+    };
+    Ok((link, writer))
 }
 
 /// Opens the new file: exclusively ours (see `Target::create_partial`), never reached through

@@ -18,6 +18,7 @@ const CRATES: &[&str] = &[
     "catalog/src",
     "areas/src",
     "releases/src",
+    "downloads/src",
     "loader/src",
     "server/src",
     "bench/synth/src",

@@ -78,15 +78,8 @@ fn national(file: &str) -> Option<Download> {
 /// A whole table as Parquet, and its rows' sort: by [`PARQUET_SORT`], which the file declares
 /// by the positions of those columns in its layout.
 fn sorted_parquet(d: &'static Dataset, layout: FileLayout) -> (Spec, Sort) {
-    let sort: Sort = (PARQUET_SORT.iter())
-        .filter_map(|c| d.column(c).filter(|c| c.stored))
-        .map(|c| (c, false))
-        .collect();
-    let position = |name: &str| {
-        let mut columns = layout.columns.iter();
-        columns.position(|l| l.is_some_and(|l| l.name == name))
-    };
-    let sorted_by = sort.iter().filter_map(|(c, _)| position(c.name)).collect();
+    let (sort, sorted_by) = roadtraffic_downloads::parquet_sort(d, &layout);
+    let sort = sort.into_iter().map(|c| (c, false)).collect();
     (Spec::Parquet(layout, sorted_by), sort)
 }
 

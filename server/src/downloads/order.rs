@@ -12,12 +12,9 @@ use roadtraffic_catalog::places::PLACE_KEY;
 use roadtraffic_catalog::Dataset;
 
 pub use roadtraffic_downloads::order::count_points;
+use roadtraffic_downloads::order::COUNT_POINTS_PER_PART;
 
 use crate::rows::{Condition, Rows};
-
-/// Count points per part: a few hundred queries for a national file, each of thousands of
-/// rows (a row group holds 131,072).
-const COUNT_POINTS_PER_PART: usize = 256;
 
 /// The rows of `d` that meet `conditions`, as parts of consecutive `count_points`, each
 /// sorted by count point (then id); one part of every row when there are none.

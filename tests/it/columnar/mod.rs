@@ -10,6 +10,7 @@
 mod big;
 mod clients;
 mod geo;
+mod one_pass;
 mod ranges;
 mod store;
 mod values;

@@ -1,0 +1,118 @@
+//! The national Parquet files written by the load itself (issue 36): there before the server
+//! starts, served as written, and equal as data to what the server writes from SQLite.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::*;
+
+/// The national files of every dataset, as Parquet.
+const NATIONAL: [&str; 7] = [
+    "dft_traffic_counts_aadf.parquet",
+    "dft_traffic_counts_aadf_by_direction.parquet",
+    "count_points.parquet",
+    "dft_traffic_counts_raw_counts.parquet",
+    "local_authority_traffic.parquet",
+    "region_traffic_by_road_type.parquet",
+    "region_traffic_by_vehicle_type.parquet",
+];
+
+/// The one release folder under a downloads root (`{id}-v{version}`), and nothing else.
+fn release_folder(root: &Path) -> PathBuf {
+    let entries: Vec<PathBuf> = (std::fs::read_dir(root).unwrap().flatten())
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    entries[0].clone()
+}
+
+/// pyarrow's reading of two files: whether their tables are equal, and their `geo` keys.
+const SAME_DATA: &str = r#"
+import json, sys
+import pyarrow.parquet as pq
+a, b = pq.read_table(sys.argv[1]), pq.read_table(sys.argv[2])
+geo = lambda t: json.loads((t.schema.metadata or {}).get(b"geo", b"null"))
+print(json.dumps({"equal": a.equals(b), "rows": a.num_rows, "same_geo": geo(a) == geo(b),
+                  "geo": geo(a) is not None, "same_schema": a.schema.equals(b.schema)}))
+"#;
+
+#[test]
+fn the_load_writes_every_national_parquet_file_that_the_server_serves_as_written() {
+    let dir = scratch_dir();
+    let db = dir.join("one-pass.db");
+    load_ok(&db, &["--quiet"], &[&repo_path("data/sample")]);
+    let mut root = db.as_os_str().to_owned();
+    root.push(".downloads");
+    let folder = release_folder(Path::new(&root));
+    for name in NATIONAL {
+        let etag = std::fs::read_to_string(folder.join(format!("{name}.etag"))).unwrap();
+        assert_eq!(etag.len(), 34, "{name}: {etag}");
+    }
+    let written: Vec<Vec<u8>> = (NATIONAL.iter())
+        .map(|name| std::fs::read(folder.join(name)).unwrap())
+        .collect();
+    // Served as written: the very bytes, with the tag the load gave them.
+    let server = serve(&db, &["--lazy-downloads"]);
+    for (name, bytes) in NATIONAL.iter().zip(&written) {
+        let reply = get(&server, &format!("/downloads/{name}"));
+        assert_eq!(reply.status, 200, "{name}");
+        assert!(reply.body == *bytes, "{name}: not the bytes the load wrote");
+        let etag = std::fs::read_to_string(folder.join(format!("{name}.etag"))).unwrap();
+        assert_eq!(reply.header("etag"), Some(etag.as_str()), "{name}");
+    }
+    // The server's own writing of them from SQLite (another downloads folder), for comparison.
+    let own = dir.join("written-by-the-server");
+    let own_arg = own.display().to_string();
+    let writer = serve(&db, &["--lazy-downloads", "--downloads-dir", &own_arg]);
+    let Some(python) = python_with("pyarrow", "pip install pyarrow") else {
+        return;
+    };
+    for (name, bytes) in NATIONAL.iter().zip(&written) {
+        let reply = get(&writer, &format!("/downloads/{name}"));
+        assert_eq!(reply.status, 200, "{name}");
+        let theirs = dir.join(format!("server-{name}"));
+        std::fs::write(&theirs, &reply.body).unwrap();
+        let ours = folder.join(name);
+        let out = Command::new(&python)
+            .args(["-c", SAME_DATA])
+            .args([&ours, &theirs])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(got["equal"], true, "{name}: {got}");
+        assert_eq!(got["same_geo"], true, "{name}: {got}");
+        assert_eq!(got["same_schema"], true, "{name}: {got}");
+        assert!(got["rows"].as_u64() > Some(0), "{name}: {got}");
+        let places = !name.starts_with("region") && !name.starts_with("local");
+        assert_eq!(got["geo"], places, "{name}: {got}");
+        // One writer for both: the same bytes.
+        assert!(reply.body == *bytes, "{name}: equal as data, not as bytes");
+    }
+}
+
+/// A refused load leaves nothing in the downloads folder but what was there.
+#[test]
+fn a_refused_load_leaves_no_national_file() {
+    let dir = scratch_dir();
+    let db = dir.join("refused.db");
+    let bad = dir.join("bad");
+    std::fs::create_dir_all(&bad).unwrap();
+    let sample = repo_path("data/sample/dft_traffic_counts_aadf.csv");
+    let mut text = std::fs::read_to_string(sample).unwrap();
+    text.push_str("not,a,row,of,aadf\n");
+    std::fs::write(bad.join("dft_traffic_counts_aadf.csv"), text).unwrap();
+    let run = load(&db, &["--quiet"], &[&bad]);
+    assert!(!run.ok, "{}", run.stderr);
+    let mut root = db.as_os_str().to_owned();
+    root.push(".downloads");
+    let left: Vec<_> = match std::fs::read_dir(&root) {
+        Ok(entries) => entries.flatten().map(|e| e.path()).collect(),
+        Err(_) => Vec::new(),
+    };
+    assert!(left.is_empty(), "{left:?}");
+}
