@@ -51,8 +51,8 @@ pub struct WriterLink {
 
 impl WriterLink {
     pub fn send(&self, message: ToWriter) -> Result<(), LoadError> {
-        if let Some(national) = &self.national {
-            national.see(&message);
+        if let (Some(national), ToWriter::Rows { table, values }) = (&self.national, &message) {
+            national.see(table, values);
         }
         self.tx.send(message).map_err(|_| LoadError::WriterStopped)
     }

@@ -30,7 +30,6 @@ use roadtraffic_catalog::{self as catalog, Dataset};
 use roadtraffic_downloads::{order, release_folder, AreaNames, DownloadError};
 
 use crate::value::Value;
-use crate::writer::ToWriter;
 use spill::{Sorted, Spill};
 use write::Staged;
 
@@ -55,13 +54,11 @@ enum ToNational {
 pub struct Feed(SyncSender<ToNational>);
 
 impl Feed {
-    /// Copies the rows of a message to SQLite that a national file is written from. A thread
+    /// Copies rows on their way to SQLite, if a national file is written from them. A thread
     /// that stopped says why when it is joined.
-    pub fn see(&self, message: &ToWriter) {
-        if let ToWriter::Rows { table, values } = message {
-            if streamed(table) {
-                let _ = self.0.send(ToNational::Rows(table, values.clone()));
-            }
+    pub fn see(&self, table: &'static Dataset, values: &[Value]) {
+        if streamed(table) {
+            let _ = self.0.send(ToNational::Rows(table, values.to_vec()));
         }
     }
 }

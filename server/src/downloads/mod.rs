@@ -24,8 +24,6 @@ use crate::release::Release;
 use crate::rows::{Condition, Rows};
 use store::{Store, Stored};
 
-use roadtraffic_downloads::PARQUET_SORT;
-
 /// A download the path names: its rows, and what writes them.
 pub struct Download {
     pub rows: Rows,
@@ -75,7 +73,7 @@ fn national(file: &str) -> Option<Download> {
     })
 }
 
-/// A whole table as Parquet, and its rows' sort: by [`PARQUET_SORT`], which the file declares
+/// A whole table as Parquet, and its rows' sort: by [`roadtraffic_downloads::PARQUET_SORT`], which the file declares
 /// by the positions of those columns in its layout.
 fn sorted_parquet(d: &'static Dataset, layout: FileLayout) -> (Spec, Sort) {
     let (sort, sorted_by) = roadtraffic_downloads::parquet_sort(d, &layout);

@@ -31,9 +31,10 @@ const SAME_DATA: &str = r#"
 import json, sys
 import pyarrow.parquet as pq
 a, b = pq.read_table(sys.argv[1]), pq.read_table(sys.argv[2])
-geo = lambda t: json.loads((t.schema.metadata or {}).get(b"geo", b"null"))
-print(json.dumps({"equal": a.equals(b), "rows": a.num_rows, "same_geo": geo(a) == geo(b),
-                  "geo": geo(a) is not None, "same_schema": a.schema.equals(b.schema)}))
+geo = lambda p: json.loads((pq.read_metadata(p).metadata or {}).get(b"geo", b"null"))
+ga, gb = geo(sys.argv[1]), geo(sys.argv[2])
+print(json.dumps({"equal": a.equals(b), "rows": a.num_rows, "same_geo": ga == gb,
+                  "geo": ga is not None, "same_schema": a.schema.equals(b.schema)}))
 "#;
 
 #[test]
