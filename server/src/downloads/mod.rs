@@ -73,8 +73,8 @@ fn national(file: &str) -> Option<Download> {
     })
 }
 
-/// A whole table as Parquet, and its rows' sort: by [`roadtraffic_downloads::PARQUET_SORT`], which the file declares
-/// by the positions of those columns in its layout.
+/// A whole table as Parquet, and its rows' sort: by [`roadtraffic_downloads::PARQUET_SORT`],
+/// which the file declares by the positions of those columns in its layout.
 fn sorted_parquet(d: &'static Dataset, layout: FileLayout) -> (Spec, Sort) {
     let (sort, sorted_by) = roadtraffic_downloads::parquet_sort(d, &layout);
     let sort = sort.into_iter().map(|c| (c, false)).collect();
