@@ -224,7 +224,7 @@ impl Prepared {
 }
 
 /// The folder the files are written into before the release is in place; removed with what
-/// is left in it when dropped.
+/// is left in it when dropped (and the downloads root, if then empty).
 struct Staging {
     dir: PathBuf,
 }
@@ -249,6 +249,10 @@ impl Drop for Staging {
     fn drop(&mut self) {
         if !self.dir.as_os_str().is_empty() {
             let _ = std::fs::remove_dir_all(&self.dir);
+            // The root too, if this left it empty: a refused load leaves nothing beside --db.
+            if let Some(root) = self.dir.parent() {
+                let _ = std::fs::remove_dir(root);
+            }
         }
     }
 }

@@ -109,11 +109,9 @@ fn a_refused_load_leaves_no_national_file() {
     std::fs::write(bad.join("dft_traffic_counts_aadf.csv"), text).unwrap();
     let run = load(&db, &["--quiet"], &[&bad]);
     assert!(!run.ok, "{}", run.stderr);
-    let mut root = db.as_os_str().to_owned();
-    root.push(".downloads");
-    let left: Vec<_> = match std::fs::read_dir(&root) {
-        Ok(entries) => entries.flatten().map(|e| e.path()).collect(),
-        Err(_) => Vec::new(),
-    };
+    let left: Vec<_> = (std::fs::read_dir(&dir).unwrap().flatten())
+        .map(|e| e.file_name())
+        .filter(|name| name != "bad")
+        .collect();
     assert!(left.is_empty(), "{left:?}");
 }
