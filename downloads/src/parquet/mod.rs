@@ -10,7 +10,7 @@
 //! reader knows (`footer`).
 
 mod column;
-mod footer;
+pub mod footer;
 pub mod geoparquet;
 
 use std::sync::mpsc::{Receiver, SyncSender};

@@ -108,6 +108,20 @@ impl StoredSet {
     pub fn crs(&self) -> SetCrs {
         self.set.crs
     }
+
+    /// An area's boundary in lon/lat (a grid set's vertices converted by [`lon_lat`]): what
+    /// its GeoJSON and its GeoParquet both give.
+    pub fn lon_lat_polygons(&self, index: usize) -> geo::MultiPolygon<f64> {
+        let crs = self.crs();
+        let mut area = self.areas()[index].geometry.clone();
+        if crs != SetCrs::Crs84 {
+            geo::MapCoordsInPlace::map_coords_in_place(&mut area, |c| {
+                let (x, y) = lon_lat(crs, c.x, c.y);
+                geo::Coord { x, y }
+            });
+        }
+        area
+    }
 }
 
 /// A point of a set's boundary in lon/lat: as stored, or from the grid to 7 decimals (about

@@ -6,9 +6,11 @@
 //!
 //! - `held`: the sets of the latest file, and each release's members of each set, kept with
 //!   the releases;
-//! - `written`: the answers' JSON and GeoJSON.
+//! - `written`: the answers' JSON and GeoJSON;
+//! - `parquet`: a set's areas as GeoParquet.
 
 mod held;
+pub mod parquet;
 
 /// Where the area sets are, under the API's base path.
 pub const PATH: &str = "/areas";

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::held::{lon_lat, SetMembers, StoredSet, StoredSets};
+use super::held::{SetMembers, StoredSet, StoredSets};
 use crate::error::ApiError;
 use crate::forms::envelope::PageWriter;
 use crate::forms::{CellValue, Envelope, Record, Writer};
@@ -106,20 +106,13 @@ pub fn collection(set: &StoredSet, members: &SetMembers) -> Result<Vec<u8>, ApiE
 
 /// An area's boundary in lon/lat: a Polygon when it is one, else a MultiPolygon.
 fn geometry(set: &StoredSet, index: usize) -> Value {
-    let crs = set.crs();
-    let ring = |r: &geo::LineString<f64>| -> Value {
-        (r.0.iter())
-            .map(|c| {
-                let (lon, lat) = lon_lat(crs, c.x, c.y);
-                json!([lon, lat])
-            })
-            .collect()
-    };
+    let ring =
+        |r: &geo::LineString<f64>| -> Value { r.0.iter().map(|c| json!([c.x, c.y])).collect() };
     let polygon = |p: &geo::Polygon<f64>| -> Value {
         let rings = std::iter::once(p.exterior()).chain(p.interiors());
         rings.map(ring).collect()
     };
-    match set.areas()[index].geometry.0.as_slice() {
+    match set.lon_lat_polygons(index).0.as_slice() {
         [one] => json!({"type": "Polygon", "coordinates": polygon(one)}),
         many => {
             let polygons: Vec<Value> = many.iter().map(polygon).collect();

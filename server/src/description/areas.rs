@@ -50,6 +50,16 @@ pub fn paths(config: &Config, paths: &mut Map<String, Value>) {
         format!("{base}/{{set}}.geojson"),
         answer("Areas of a set as GeoJSON", "application/geo+json", json!({"type": "object", "description": "An RFC 7946 FeatureCollection of every area."}), vec![set.clone()]),
     );
+    let geoparquet = json!({"type": "string", "format": "binary", "description": "GeoParquet 1.1: one row per area in the set's order, `id`, `name`, `count_points` (as the JSON records), `geometry` (WKB Polygon or MultiPolygon in longitude and latitude, OGC:CRS84) and `bbox` (xmin, ymin, xmax, ymax), declared as its covering in the `geo` metadata."});
+    paths.insert(
+        format!("{base}/{{set}}.parquet"),
+        answer(
+            "Areas of a set as GeoParquet",
+            "application/vnd.apache.parquet",
+            geoparquet,
+            vec![set.clone()],
+        ),
+    );
     paths.insert(
         format!("{base}/{{set}}/{{id}}"),
         answer("One area", "application/geo+json", feature, vec![set, id]),

@@ -18,7 +18,7 @@ use crate::configuration::Config;
 use crate::forms::Form;
 use crate::totals::{
     Measure, Stat, AVG_DECIMALS, DECIMAL_TEXT_DECIMALS, DEFAULT_FACET_SIZE, DERIVED_DECIMALS,
-    MAX_FACET_SIZE, MAX_GROUP_BY, MAX_SUMMARY_ROWS,
+    MAX_FACET_SIZE, MAX_GROUP_BY, MAX_SUMMARY_LIMIT, MAX_SUMMARY_OFFSET, MAX_SUMMARY_ROWS,
 };
 
 /// The path items of every listing's totals, under the base path.
@@ -152,7 +152,7 @@ fn summary_operation(e: &Endpoint, format: Form, config: &Config) -> Value {
     let body = match format {
         Form::Json => {
             let row = format!("#/components/schemas/{}SummaryRow", schemas::record_name(d));
-            json!({"type": "array", "maxItems": MAX_SUMMARY_ROWS, "items": {"$ref": row}})
+            json!({"type": "array", "maxItems": MAX_SUMMARY_LIMIT, "items": {"$ref": row}})
         }
         _ => json!({"type": "string"}),
     };
@@ -175,7 +175,7 @@ fn summary_operation(e: &Endpoint, format: Form, config: &Config) -> Value {
     })
 }
 
-/// `group_by`, the measures (when the dataset has any), `sort` and `limit`.
+/// `group_by`, the measures (when the dataset has any), `sort`, `limit` and `offset`.
 fn summary_parameters(d: &'static Dataset) -> Vec<Value> {
     let groups = column_names(d.facet_columns());
     let group_by = format!("The columns to group by, at most {MAX_GROUP_BY} (repeating one counts once); none: one row for every matching record. A comma-separated list, or the parameter repeated. Allowed: {}.", groups.join(", "));
@@ -206,8 +206,12 @@ fn summary_parameters(d: &'static Dataset) -> Vec<Value> {
         out.push(parameter);
     }
     out.push(sort(d));
-    let limit = format!("At most this many rows, the first in order (1 to {MAX_SUMMARY_ROWS}). Without it, a summary of more than {MAX_SUMMARY_ROWS} groups is a 400.");
-    out.push(whole("limit", limit, MAX_SUMMARY_ROWS, None));
+    let limit = format!("At most this many rows, the first in order (1 to {MAX_SUMMARY_LIMIT}). Without it, a summary of more than {MAX_SUMMARY_ROWS} groups is a 400.");
+    out.push(whole("limit", limit, MAX_SUMMARY_LIMIT, None));
+    let offset = "The rows before it left out: `limit=10000&offset=10000` is the second 10,000 rows, so every group comes a page at a time, until a page has fewer rows than its `limit`.";
+    let mut offset = whole("offset", offset.to_string(), MAX_SUMMARY_OFFSET, None);
+    offset["schema"]["minimum"] = json!(0);
+    out.push(offset);
     out
 }
 

@@ -1,4 +1,4 @@
-//! `/api/areas`, `/api/areas/{set}[.geojson]`, `/api/areas/{set}/{id}`: the sets of the latest
+//! `/api/areas`, `/api/areas/{set}[.geojson|.parquet]`, `/api/areas/{set}/{id}`: the sets of the latest
 //! file, over the count points of the release served. Each answer is tagged by the release
 //! and its question, which names every set's SHA-256 it reads: replacing a set changes the tag.
 
@@ -7,7 +7,7 @@ use std::sync::Arc;
 use actix_web::{HttpRequest, HttpResponse};
 
 use super::tagged::whole_answer;
-use crate::areas::{written, AreasOf, StoredSet};
+use crate::areas::{parquet, written, AreasOf, StoredSet};
 use crate::error::ApiError;
 use crate::forms::Form;
 use crate::query::{php, Query};
@@ -31,7 +31,7 @@ pub async fn sets(
 }
 
 /// `/api/areas/{set}`: a page of its areas in the envelope; `.geojson`: all of them as a
-/// FeatureCollection. A 404 for a set not stored.
+/// FeatureCollection; `.parquet`: all of them as GeoParquet. A 404 for a set not stored.
 pub async fn set(
     req: &HttpRequest,
     query: &Query,
@@ -46,6 +46,11 @@ pub async fn set(
     if form == Form::GeoJson {
         let key = format!("areas {} collection", version(&set));
         let make = move |_: &Release| written::collection(&set, &*areas.members(&set)?);
+        return whole_answer(req, state, release, key, content_type, 0, make).await;
+    }
+    if form == Form::Parquet {
+        let key = format!("areas {} geoparquet", version(&set));
+        let make = move |_: &Release| parquet::file(&set, &*areas.members(&set)?);
         return whole_answer(req, state, release, key, content_type, 0, make).await;
     }
     let params = query.php();

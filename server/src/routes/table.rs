@@ -40,7 +40,8 @@ pub enum Route {
     Summary(Endpoint, Form),
     /// `/api/areas`: the area sets stored.
     AreaSets,
-    /// `/api/areas/{set}`: a set's areas, in the envelope (JSON) or as GeoJSON (`.geojson`).
+    /// `/api/areas/{set}`: a set's areas, in the envelope (JSON), as GeoJSON (`.geojson`) or as
+    /// GeoParquet (`.parquet`).
     AreaSet(String, Form),
     /// `/api/areas/{set}/{id}`: one area, a GeoJSON Feature.
     Area(String, String),
@@ -418,7 +419,7 @@ impl Route {
     }
 }
 
-/// `/areas`, `/areas/{set}[.geojson]`, `/areas/{set}/{id}` (one trailing `/` the same; the
+/// `/areas`, `/areas/{set}[.geojson|.parquet]`, `/areas/{set}/{id}` (one trailing `/` the same; the
 /// id percent-decoded).
 fn areas_route(rest: &str) -> Option<Route> {
     let rest = rest.strip_prefix(AREAS)?;
@@ -428,10 +429,12 @@ fn areas_route(rest: &str) -> Option<Route> {
     }
     let rest = rest.strip_prefix('/')?;
     match rest.split_once('/') {
-        None => Some(match rest.strip_suffix(Form::GeoJson.suffix()) {
-            Some(set) => Route::AreaSet(set.to_string(), Form::GeoJson),
-            None => Route::AreaSet(rest.to_string(), Form::Json),
-        }),
+        None => {
+            let suffixed = [Form::GeoJson, Form::Parquet].into_iter();
+            let mut suffixed = suffixed.filter_map(|f| Some((rest.strip_suffix(f.suffix())?, f)));
+            let (set, form) = suffixed.next().unwrap_or((rest, Form::Json));
+            Some(Route::AreaSet(set.to_string(), form))
+        }
         Some((set, id)) if !id.is_empty() && !id.contains('/') => {
             Some(Route::Area(set.to_string(), crate::query::url_decode(id)))
         }
@@ -534,6 +537,7 @@ mod tests {
             ("/api/areas/", "AreaSets"),
             ("/api/areas/wards", "AreaSet(\"wards\", Json)"),
             ("/api/areas/wards.geojson/", "AreaSet(\"wards\", GeoJson)"),
+            ("/api/areas/wards.parquet", "AreaSet(\"wards\", Parquet)"),
             ("/api/areas/wards/E05%20x/", "Area(\"wards\", \"E05 x\")"),
             ("/api/areas/wards/a/b", "ApiUnknown"),
             ("/api/areasx", "ApiUnknown"),

@@ -21,7 +21,8 @@ mod write;
 pub use facets::write_json as facets_json;
 pub use question::{
     Facets, Measure, Stat, Summary, AVG_DECIMALS, DECIMAL_TEXT_DECIMALS, DEFAULT_FACET_SIZE,
-    DERIVED_DECIMALS, MAX_FACET_SIZE, MAX_GROUP_BY, MAX_SUMMARY_ROWS,
+    DERIVED_DECIMALS, MAX_FACET_SIZE, MAX_GROUP_BY, MAX_SUMMARY_LIMIT, MAX_SUMMARY_OFFSET,
+    MAX_SUMMARY_ROWS,
 };
 pub use read_from::{ReadFrom, Rollups};
 pub use summary::{SummaryCell, SummaryRows};

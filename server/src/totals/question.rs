@@ -18,8 +18,13 @@ pub const DEFAULT_FACET_SIZE: usize = 30;
 pub const MAX_FACET_SIZE: usize = 1_000;
 /// The most `group_by` columns a summary takes (an area set counting as one).
 pub const MAX_GROUP_BY: usize = 5;
-/// The most rows a summary returns (and the largest `limit`): more groups than this is a 400.
+/// The most rows a summary returns without `limit`: more groups than this is a 400.
 pub const MAX_SUMMARY_ROWS: usize = 10_000;
+/// The largest `limit`: every group of the biggest summaries asked in one answer (AADF
+/// vehicle-km by ward and year: 125,052 groups, 12.6 MB, on the full-size release; BENCHMARKS.md).
+pub const MAX_SUMMARY_LIMIT: usize = 200_000;
+/// The largest `offset` (more than any summary's groups: past the last, an empty answer).
+pub const MAX_SUMMARY_OFFSET: usize = 1_000_000_000;
 /// Averages are rounded to this many decimal places (half away from zero).
 pub const AVG_DECIMALS: u32 = 3;
 /// Sums and averages of decimals published as text (link lengths, coordinates) are written
@@ -107,6 +112,8 @@ pub struct Summary {
     /// At most this many rows (the first, in order); without it, more than
     /// [`MAX_SUMMARY_ROWS`] is refused.
     pub limit: Option<usize>,
+    /// The rows before these are left out: with `limit`, the groups a page at a time.
+    pub offset: Option<usize>,
 }
 
 fn bad(message: String) -> ApiError {
@@ -166,7 +173,11 @@ fn not_allowed(name: &str, unknown: &[&str], allowed: &[&str], why: &str) -> Str
 /// A whole-number parameter from 1 to `max`, or `None` when absent or empty; given more
 /// than once, a 400 (PHP would take the last and never look at the others: the description
 /// cannot say so, and a client that repeats it has a bug worth hearing about).
-fn whole(query: &Query, name: &str, max: usize) -> Result<Option<usize>, ApiError> {
+fn whole(
+    query: &Query,
+    name: &str,
+    allowed: std::ops::RangeInclusive<usize>,
+) -> Result<Option<usize>, ApiError> {
     if query.values(name).len() > 1 {
         return Err(bad(format!("{name} is given more than once.")));
     }
@@ -179,11 +190,13 @@ fn whole(query: &Query, name: &str, max: usize) -> Result<Option<usize>, ApiErro
     (text.bytes().all(|b| b.is_ascii_digit()))
         .then(|| text.parse::<usize>().ok())
         .flatten()
-        .filter(|n| (1..=max).contains(n))
+        .filter(|n| allowed.contains(n))
         .map(Some)
         .ok_or_else(|| {
             bad(format!(
-                "{name} must be an integer from 1 to {max}, not `{text}`."
+                "{name} must be an integer from {} to {}, not `{text}`.",
+                allowed.start(),
+                allowed.end()
             ))
         })
 }
@@ -222,7 +235,7 @@ impl Facets {
             conditions,
             columns: columns_of("facet", &asked, &allowed)?,
             by_area,
-            size: whole(query, "facet_size", MAX_FACET_SIZE)?.unwrap_or(DEFAULT_FACET_SIZE),
+            size: whole(query, "facet_size", 1..=MAX_FACET_SIZE)?.unwrap_or(DEFAULT_FACET_SIZE),
         })
     }
 }
@@ -257,7 +270,8 @@ impl Summary {
             group_by,
             measures,
             sort: Vec::new(),
-            limit: whole(query, "limit", MAX_SUMMARY_ROWS)?,
+            limit: whole(query, "limit", 1..=MAX_SUMMARY_LIMIT)?,
+            offset: whole(query, "offset", 0..=MAX_SUMMARY_OFFSET)?.filter(|&n| n > 0),
         };
         summary.sort = summary.sort_keys(query.php())?;
         Ok(summary)
@@ -267,6 +281,10 @@ impl Summary {
     pub fn key(&self) -> String {
         let rows = conditions_key(self.dataset, &self.conditions);
         let limit = self.limit.map_or(String::new(), |n| format!(" limit {n}"));
+        let limit = limit
+            + &self
+                .offset
+                .map_or(String::new(), |n| format!(" offset {n}"));
         let sort: Vec<String> = (self.sort.iter())
             .map(|(key, desc)| format!("{key:?}{}", if *desc { " desc" } else { "" }))
             .collect();

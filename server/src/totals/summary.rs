@@ -5,8 +5,9 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::Connection;
 
 use super::by_area::{self, AreaSource};
-use super::question::{Measure, SortKey, Stat, Summary, AVG_DECIMALS, MAX_SUMMARY_ROWS};
+use super::question::{Measure, SortKey, Stat, Summary, AVG_DECIMALS};
 use super::question::{DECIMAL_TEXT_DECIMALS, DERIVED_DECIMALS};
+use super::question::{MAX_SUMMARY_LIMIT, MAX_SUMMARY_ROWS};
 use super::read_from::{each_row, ReadFrom, Rollups};
 use crate::error::ApiError;
 use roadtraffic_catalog::totals::{key_value, SummaryMeasure};
@@ -71,7 +72,8 @@ impl Summary {
     }
 
     /// The statement: `ga` the area, `g0..` the keys, `n` the count, `m0_sum`, `m0_count`...
-    /// each measure's parts; grouped by the keys, in the asked order, one row past the cap.
+    /// each measure's parts; grouped by the keys, in the asked order, from the offset, one row
+    /// past the cap.
     pub fn sql(&self, source: &ReadFrom, area: Option<&AreaSource>) -> (String, Vec<SqlValue>) {
         let mut select: Vec<String> = area.iter().map(|a| format!("{} AS ga", a.area)).collect();
         select.extend(
@@ -108,8 +110,11 @@ impl Summary {
             false => format!(" ORDER BY {}", order.join(", ")),
         };
         let limit = self.limit.unwrap_or(MAX_SUMMARY_ROWS + 1);
+        let offset = self
+            .offset
+            .map_or(String::new(), |n| format!(" OFFSET {n}"));
         let sql = format!(
-            "SELECT {} FROM {from}{group_by}{order_by} LIMIT {limit}",
+            "SELECT {} FROM {from}{group_by}{order_by} LIMIT {limit}{offset}",
             select.join(", ")
         );
         (sql, args)
@@ -151,7 +156,7 @@ impl Summary {
         // Without GROUP BY, SQLite gives its one row even over no records: a count of 0.
         if self.limit.is_none() && rows.len() > MAX_SUMMARY_ROWS {
             return Err(ApiError::BadRequest(format!(
-                "The summary has more than {MAX_SUMMARY_ROWS} groups: filter it, group by fewer columns, or give limit (at most {MAX_SUMMARY_ROWS}) for the first rows in order."
+                "The summary has more than {MAX_SUMMARY_ROWS} groups: filter it, group by fewer columns, or give limit (at most {MAX_SUMMARY_LIMIT}) for the first rows in order, and offset for the rows after them."
             )));
         }
         Ok(SummaryRows {

@@ -305,7 +305,7 @@ fn duckdb_filters_on_the_covering_column_over_http() {
 }
 
 /// The validator's program, if it is installed (`pip install geoparquet-validator`).
-fn validator() -> Option<PathBuf> {
+pub(super) fn validator() -> Option<PathBuf> {
     let program = PathBuf::from("geoparquet-validator");
     let found = Command::new(&program).arg("--version").output();
     if found.is_ok_and(|o| o.status.success()) {
@@ -317,7 +317,7 @@ fn validator() -> Option<PathBuf> {
     )
 }
 
-fn validate(validator: &Path, file: &Path) -> (bool, String) {
+pub(super) fn validate(validator: &Path, file: &Path) -> (bool, String) {
     let out = Command::new(validator)
         .args(["check", file.to_str().unwrap()])
         .output()

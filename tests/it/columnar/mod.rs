@@ -10,6 +10,7 @@
 mod big;
 mod clients;
 mod geo;
+mod geo_areas;
 mod one_pass;
 mod ranges;
 mod store;

@@ -348,3 +348,66 @@ fn id_list(ids: &serde_json::Value) -> Vec<i64> {
     let ids = ids.as_array().expect("a list of ids");
     ids.iter().map(|v| v.as_i64().unwrap()).collect()
 }
+
+/// QGIS opens an area set's collection as a polygon layer and reads each area's figures as
+/// attributes, as a choropleth would.
+const QGIS_AREAS: &str = r#"
+import json, os, sys
+from qgis.core import QgsApplication, QgsVectorLayer, QgsWkbTypes
+app = QgsApplication([], False)
+app.initQgis()
+url, collection = sys.argv[1], sys.argv[2]
+layer = QgsVectorLayer(f"url='{url}' typename='{collection}'", collection, "OAPIF")
+plain = lambda v: v if isinstance(v, (int, float, str)) else None
+result = {"valid": layer.isValid()}
+if layer.isValid():
+    result["geometry"] = QgsWkbTypes.geometryDisplayString(layer.geometryType())
+    result["count"] = layer.featureCount()
+    result["fields"] = [f.name() for f in layer.fields()]
+    result["features"] = [
+        [plain(f["id"]), plain(f["count_points"]), plain(f["vehicle_km"]), f.geometry().area() > 0]
+        for f in layer.getFeatures()
+    ]
+print(json.dumps(result), flush=True)
+os._exit(0)
+"#;
+
+#[test]
+fn qgis_opens_an_area_set_as_polygons_with_their_figures() {
+    let Some(python) = python_with_qgis() else {
+        return;
+    };
+    let server = crate::site_areas::zones_server();
+    let args = ["-c", QGIS_AREAS, &server.url("/ogcapi"), "areas-zones"];
+    let out = run(&python, &args);
+    let got: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(got["valid"], true, "{out}");
+    assert_eq!(got["geometry"], "Polygon", "{out}");
+    let fields = got["fields"].as_array().unwrap();
+    for field in ["id", "count_points", "vehicle_km"] {
+        assert!(fields.iter().any(|f| f == field), "{field}: {out}");
+    }
+    // Each area as the API lists it, and its vehicle-km as the collection's items give them.
+    let api = get(server, "/api/areas/zones").json();
+    let items = get(server, "/ogcapi/collections/areas-zones/items").json();
+    let mut want: Vec<serde_json::Value> = (api["data"].as_array().unwrap().iter())
+        .map(|a| {
+            let feature = (items["features"].as_array().unwrap().iter())
+                .find(|f| f["id"] == a["id"])
+                .unwrap();
+            let km = feature["properties"]["vehicle_km"].as_f64();
+            serde_json::json!([a["id"], a["count_points"], km, true])
+        })
+        .collect();
+    let mut features = got["features"].as_array().unwrap().clone();
+    let by_id =
+        |a: &serde_json::Value, b: &serde_json::Value| a[0].to_string().cmp(&b[0].to_string());
+    want.sort_by(by_id);
+    features.sort_by(by_id);
+    assert_eq!(got["count"], want.len());
+    assert_eq!(features, want);
+    assert!(
+        want.iter().any(|w| w[2].is_number()),
+        "no vehicle-km at all: {want:?}"
+    );
+}

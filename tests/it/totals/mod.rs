@@ -430,6 +430,8 @@ pub struct Ask {
     /// `sort=`: output names, `-` for descending.
     pub sort: Vec<String>,
     pub limit: Option<usize>,
+    /// `offset=`: the rows before it left out.
+    pub offset: Option<usize>,
 }
 
 impl Ask {
@@ -469,6 +471,9 @@ impl Ask {
         }
         if let Some(limit) = self.limit {
             parts.push(format!("limit={limit}"));
+        }
+        if let Some(offset) = self.offset {
+            parts.push(format!("offset={offset}"));
         }
         parts.join("&")
     }
@@ -637,7 +642,8 @@ pub fn expected_summary(conn: &Connection, d: &Dataset, filters: &[Filter], ask:
         }
         Ordering::Equal
     });
-    let mut rows: Vec<Vec<Cell>> = rows.into_iter().map(|(cells, _)| cells).collect();
+    let rows = rows.into_iter().skip(ask.offset.unwrap_or(0));
+    let mut rows: Vec<Vec<Cell>> = rows.map(|(cells, _)| cells).collect();
     if let Some(limit) = ask.limit {
         rows.truncate(limit);
     }

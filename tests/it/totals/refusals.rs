@@ -126,10 +126,18 @@ fn summaries_asked_wrong_say_what_is_allowed() {
     assert!(measure_names(&COUNT_POINTS).is_empty());
     let target = "/api/count-points/summary?sum=aadf_year,link_length_km";
     assert_eq!(get(sample_server(), target).status, 200);
-    // limit: a whole number from 1 to 10000.
-    for limit in ["0", "10001", "-5", "x", "2.0", "18446744073709551616"] {
+    // limit: a whole number from 1 to 200000; offset from 0.
+    for limit in ["0", "200001", "-5", "x", "2.0", "18446744073709551616"] {
         let target = format!("{raw}?group_by=hour&limit={limit}");
-        assert_refused(&get(sample_server(), &target), &target, &["limit", "10000"]);
+        assert_refused(
+            &get(sample_server(), &target),
+            &target,
+            &["limit", "200000"],
+        );
+    }
+    for offset in ["-1", "x", "1000000001"] {
+        let target = format!("{raw}?group_by=hour&offset={offset}");
+        assert_refused(&get(sample_server(), &target), &target, &["offset", "0 to"]);
     }
     // sort: an output column, `-` for descending; a measure not asked is no output column.
     let target = format!("{raw}?group_by=hour&sum=cars_and_taxis&sort=-sum_lgvs");

@@ -75,13 +75,18 @@ fn questions_that_read_the_table_stop_at_the_time_limit_and_totals_do_not() {
     );
 }
 
+/// The fixture served, opened, and its raw counts' sum by count point and hour asked: more
+/// than 10,000 groups.
+fn by_count_point_and_hour() -> (TestServer, Connection, Ask) {
+    let db = fixture_db();
+    let ask = Ask::by(&["count_point_id", "hour"]).with(Stat::Sum, &["all_motor_vehicles"]);
+    (serve(db, &[]), open(db), ask)
+}
+
 /// More groups than a summary gives: refused with what to do, or its first rows with `limit`.
 #[test]
 fn more_than_10000_groups_need_a_limit() {
-    let db = fixture_db();
-    let server = serve(db, &[]);
-    let conn = open(db);
-    let ask = Ask::by(&["count_point_id", "hour"]).with(Stat::Sum, &["all_motor_vehicles"]);
+    let (server, conn, ask) = by_count_point_and_hour();
     let target = summary_target(&RAW_COUNTS, "", &[], &ask);
     assert_refused(
         &get(&server, &target),
@@ -120,4 +125,45 @@ fn more_than_10000_groups_need_a_limit() {
         };
         check_summary(&server, &conn, &RAW_COUNTS, &[], &ask);
     }
+}
+
+/// Every group of a summary of more than 10,000: in one answer under a `limit` that large,
+/// or a page at a time with `offset`, the pages together the whole summary in order.
+#[test]
+fn every_group_comes_with_a_larger_limit_or_page_by_page() {
+    let (server, conn, ask) = by_count_point_and_hour();
+    let whole = expected_summary(&conn, &RAW_COUNTS, &[], &ask);
+    assert!(whole.rows.len() > 10_000, "{} groups", whole.rows.len());
+    let all = Ask {
+        limit: Some(200_000),
+        ..ask.clone()
+    };
+    check_summary(&server, &conn, &RAW_COUNTS, &[], &all);
+    let mut rows = 0;
+    for offset in (0..).step_by(7_000) {
+        let page = Ask {
+            limit: Some(7_000),
+            offset: Some(offset),
+            sort: vec!["-sum_all_motor_vehicles".to_string()],
+            ..ask.clone()
+        };
+        let reply = check_summary(&server, &conn, &RAW_COUNTS, &[], &page);
+        let got = reply.json().as_array().unwrap().len();
+        rows += got;
+        if got < 7_000 {
+            break;
+        }
+    }
+    assert_eq!(rows, whole.rows.len());
+    // Past the last group, an empty answer; a limit past the largest, refused with it.
+    let past = format!(
+        "{}&limit=10&offset=999999",
+        summary_target(&RAW_COUNTS, "", &[], &ask)
+    );
+    assert_eq!(get(&server, &past).json(), serde_json::json!([]));
+    let over = format!(
+        "{}&limit=200001",
+        summary_target(&RAW_COUNTS, "", &[], &ask)
+    );
+    assert_refused(&get(&server, &over), &over, &["limit", "200000"]);
 }

@@ -14,7 +14,7 @@ use crate::configuration::Config;
 use crate::description::totals::{example_group, example_measure, summary_example};
 use crate::totals::{
     AVG_DECIMALS, DECIMAL_TEXT_DECIMALS, DEFAULT_FACET_SIZE, DERIVED_DECIMALS, MAX_FACET_SIZE,
-    MAX_GROUP_BY, MAX_SUMMARY_ROWS,
+    MAX_GROUP_BY, MAX_SUMMARY_LIMIT, MAX_SUMMARY_OFFSET, MAX_SUMMARY_ROWS,
 };
 
 /// The section, under the page's requests.
@@ -51,7 +51,8 @@ fn questions() -> Markup {
             li { code { "group_by" } ": at most " (MAX_GROUP_BY) " of the columns a facet takes (a comma-separated list, or repeated); none, one row for every matching record." }
             li { code { "sum" } ", " code { "avg" } ", " code { "min" } ", " code { "max" } ": comma-separated lists of the measures: every column whose values are numbers (counts, years, hours, eastings and northings, link lengths, longitudes and latitudes; not the record's id), and on the AADF listings " code { "vehicle_km" } " and " code { "vehicle_miles" } " (each record's " code { "all_motor_vehicles" } " x its link length x the days in its year, 366 in a leap year)." }
             li { code { "sort" } ": any output column, " code { "-" } " for descending (" code { "sort=-sum_all_motor_vehicles" } "); ties, and a summary without it, are ordered by the group's values ascending." }
-            li { code { "limit" } ": the first rows in that order, 1 to " (MAX_SUMMARY_ROWS) ". Without it, a summary of more than " (MAX_SUMMARY_ROWS) " groups is a 400: filter it, group by fewer columns, or give " code { "limit" } "." }
+            li { code { "limit" } ": the first rows in that order, 1 to " (MAX_SUMMARY_LIMIT) ". Without it, a summary of more than " (MAX_SUMMARY_ROWS) " groups is a 400: filter it, group by fewer columns, or give " code { "limit" } "." }
+            li { code { "offset" } ": the rows before it left out (0 to " (MAX_SUMMARY_OFFSET) "): " code { "limit=10000&offset=10000" } " is the second 10,000 rows; every group comes a page at a time, until a page has fewer rows than its " code { "limit" } "." }
             li { "A wrong parameter is a 400 that names it and lists the values it allows; a question over the query time limit, a 503." }
         }
     }

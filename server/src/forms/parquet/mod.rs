@@ -1,9 +1,9 @@
 //! The Parquet form: the shared crate's (Geo)Parquet encoder (`roadtraffic_downloads::parquet`)
 //! as one of the forms' writers, its errors the server's.
 
-// The area sets' Parquet writes its geometry with the same columns (`GeoColumns`).
-#[allow(unused_imports)]
-pub use roadtraffic_downloads::parquet::geoparquet;
+// The area sets' Parquet writes its geometry with the same columns (`GeoColumns`) and mends
+// its footer the same way.
+pub use roadtraffic_downloads::parquet::{footer, geoparquet};
 use roadtraffic_downloads::parquet::Encoder;
 use roadtraffic_downloads::DownloadError;
 

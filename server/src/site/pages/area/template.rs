@@ -119,6 +119,7 @@ pub fn set(ctx: &Context, shown: &SetAreas, page: i64) -> Markup {
         ul.api-links {
             li { a href=(api) { "Its areas in the API (JSON)" } }
             li { a href=(format!("{api}.geojson")) { "Its areas as GeoJSON polygons" } }
+            li { a href=(format!("{api}.parquet")) { "Its areas as GeoParquet (for GeoPandas, DuckDB, QGIS)" } }
             li { a href=(ctx.link(&format!("/ogcapi/collections/areas-{}", encoded(name)))) { "Its collection in OGC API - Features (for QGIS)" } }
             li { a href=(ctx.link(&format!("/explore?dataset=average-annual-daily-flow&group_by=area:{},year&sum={VEHICLE_KM}", encoded(name)))) { "Vehicle-km by area and year, on the Explore page" } }
         }
