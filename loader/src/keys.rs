@@ -59,6 +59,9 @@ impl Keys {
             self.places.push(place.1 as u32);
             return Ok(true);
         }
+        if report.duplicate_unlisted(keep_first) {
+            return Ok(false);
+        }
         let listed_before = report.duplicates.len();
         let reason = format!(
             "duplicate {} ({})",

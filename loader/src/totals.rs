@@ -97,54 +97,94 @@ fn hash_part(h: &mut FxHasher, int: Option<i64>, text: Option<&str>) {
     }
 }
 
-/// What a group holds of one measure (32 bytes: there are millions of them at full size).
-/// `min` and `max` mean something once `count` is above 0.
-#[derive(Debug, Clone, Copy)]
-struct Stat {
-    sum: i64,
-    count: i64,
-    min: i64,
-    max: i64,
+/// What a row adds to each measure of its groups, read once for all its tallies: its value to
+/// the sum, 1 to the count, its value to the minimum and maximum; a null adds nothing (0, 0,
+/// and values no minimum or maximum takes). A value is tallied only if it fits 32 bits, so a
+/// sum of fewer than 2^32 of them cannot overflow 64 bits (a row with a larger one sends its
+/// dataset's totals to SQL, which says when a sum overflows).
+#[derive(Debug, Default)]
+struct Adds {
+    sum: Vec<i64>,
+    count: Vec<u32>,
+    min: Vec<i32>,
+    max: Vec<i32>,
 }
 
-impl Default for Stat {
-    fn default() -> Self {
-        Stat {
-            sum: 0,
-            count: 0,
-            min: i64::MAX,
-            max: i64::MIN,
+impl Adds {
+    /// The row's adds, false if a measure holds a value a tally does not take.
+    fn read(&mut self, row: &[Value], positions: &[usize]) -> bool {
+        self.sum.clear();
+        self.count.clear();
+        self.min.clear();
+        self.max.clear();
+        for &at in positions {
+            let (sum, count, min, max) = match &row[at] {
+                Value::Int(v) => match i32::try_from(*v) {
+                    Ok(small) => (*v, 1, small, small),
+                    Err(_) => return false,
+                },
+                Value::Null => (0, 0, i32::MAX, i32::MIN),
+                _ => return false,
+            };
+            self.sum.push(sum);
+            self.count.push(count);
+            self.min.push(min);
+            self.max.push(max);
         }
+        true
     }
 }
 
-impl Stat {
-    /// Adds a value; false when the sum overflows 64 bits.
-    fn add(&mut self, v: i64) -> bool {
-        self.count += 1;
-        self.min = self.min.min(v);
-        self.max = self.max.max(v);
-        match self.sum.checked_add(v) {
-            Some(sum) => {
-                self.sum = sum;
-                true
-            }
-            None => false,
+/// Each group's sum, count, minimum and maximum of each measure, `measures` per group, group
+/// after group, an array each: 20 bytes a measure (a struct of four 64-bit numbers took 32:
+/// there are millions of them at full size), and rows added without a branch.
+#[derive(Debug, Default)]
+struct Stats {
+    sum: Vec<i64>,
+    count: Vec<u32>,
+    min: Vec<i32>,
+    max: Vec<i32>,
+}
+
+impl Stats {
+    fn push_group(&mut self, measures: usize) {
+        let len = self.sum.len() + measures;
+        self.sum.resize(len, 0);
+        self.count.resize(len, 0);
+        self.min.resize(len, i32::MAX);
+        self.max.resize(len, i32::MIN);
+    }
+
+    /// Adds a row's measures to those from `at`.
+    fn add(&mut self, at: usize, adds: &Adds) {
+        let n = adds.sum.len();
+        for (s, v) in self.sum[at..at + n].iter_mut().zip(&adds.sum) {
+            *s += v;
+        }
+        for (c, v) in self.count[at..at + n].iter_mut().zip(&adds.count) {
+            *c += v;
+        }
+        for (m, v) in self.min[at..at + n].iter_mut().zip(&adds.min) {
+            *m = (*m).min(*v);
+        }
+        for (m, v) in self.max[at..at + n].iter_mut().zip(&adds.max) {
+            *m = (*m).max(*v);
         }
     }
 
-    /// Sum, count, min and max as the table holds them: null over no values.
-    fn cells(&self) -> [rusqlite::types::Value; 4] {
+    /// Sum, count, min and max of the measure at `at` as the table holds them: null over no
+    /// values.
+    fn cells(&self, at: usize) -> [rusqlite::types::Value; 4] {
         use rusqlite::types::Value as Sql;
-        let some = |v: i64| match self.count {
+        let some = |v: i64| match self.count[at] {
             0 => Sql::Null,
             _ => Sql::Integer(v),
         };
         [
-            some(self.sum),
-            Sql::Integer(self.count),
-            some(self.min),
-            some(self.max),
+            some(self.sum[at]),
+            Sql::Integer(i64::from(self.count[at])),
+            some(i64::from(self.min[at])),
+            some(i64::from(self.max[at])),
         ]
     }
 }
@@ -161,13 +201,9 @@ struct Tally {
     /// without making a key of it, which only a new group needs.
     groups: HashTable<usize>,
     records: Vec<i64>,
-    /// `measures.len()` per group, group after group.
-    stats: Vec<Stat>,
+    stats: Stats,
     /// The group of the row before: consecutive rows share theirs more often than not.
     last: Option<usize>,
-    /// A sum overflowed 64 bits (only hostile files hold such counts): the table is left
-    /// empty, as SQL's sum would fail, and summaries read the dataset's table.
-    overflowed: bool,
 }
 
 /// The tallies of one dataset's tables of totals (`tallies`: `None` once a row could not be
@@ -176,6 +212,11 @@ struct Tally {
 /// authority) is not tallied but regrouped from that one's thousands of rows.
 pub struct Tallies {
     tallies: Option<Vec<Tally>>,
+    /// The rows added up (at most `u32::MAX`: see [`Adds`]).
+    rows: u64,
+    /// Where the measures are in a row, and the adds of the row being added.
+    positions: Vec<usize>,
+    adds: Adds,
     /// Each table made from another: its name, and the other's.
     regrouped: Vec<(String, String)>,
     /// Time spent adding rows up, for the log.
@@ -219,13 +260,15 @@ impl Tallies {
                 keys: Vec::new(),
                 groups: HashTable::new(),
                 records: Vec::new(),
-                stats: Vec::new(),
+                stats: Stats::default(),
                 last: None,
-                overflowed: false,
             })
             .collect();
         Tallies {
             tallies: all_integers.then_some(tallies),
+            rows: 0,
+            positions: measures,
+            adds: Adds::default(),
             regrouped,
             spent: std::time::Duration::ZERO,
         }
@@ -237,25 +280,13 @@ impl Tallies {
         let Some(tallies) = &mut self.tallies else {
             return;
         };
-        // Each row's measures read once for all its tallies.
-        let positions = tallies
-            .first()
-            .map(|t| t.measures.clone())
-            .unwrap_or_default();
-        let mut measures: Vec<Option<i64>> = Vec::with_capacity(positions.len());
+        self.rows += (values.len() / width) as u64;
+        let mut taken = self.rows <= u64::from(u32::MAX);
         for row in values.chunks(width) {
-            measures.clear();
-            for &at in &positions {
-                measures.push(match &row[at] {
-                    Value::Int(v) => Some(*v),
-                    Value::Null => None,
-                    _ => {
-                        self.tallies = None;
-                        return;
-                    }
-                });
-            }
-            if !tallies.iter_mut().all(|t| t.add(row, &measures)) {
+            taken = taken
+                && self.adds.read(row, &self.positions)
+                && tallies.iter_mut().all(|t| t.add(row, &self.adds));
+            if !taken {
                 self.tallies = None;
                 break;
             }
@@ -283,8 +314,7 @@ impl Tallies {
 
 impl Tally {
     /// Adds a row; false when it holds a value no tally takes.
-    /// `measures`: the row's values of the measures, in order.
-    fn add(&mut self, row: &[Value], measures: &[Option<i64>]) -> bool {
+    fn add(&mut self, row: &[Value], adds: &Adds) -> bool {
         let group = match self.last.filter(|&g| self.is_group_of(g, row)) {
             Some(g) => g,
             None => match self.find_or_add(row) {
@@ -294,12 +324,7 @@ impl Tally {
         };
         self.last = Some(group);
         self.records[group] += 1;
-        let stats = &mut self.stats[group * self.measures.len()..];
-        for (stat, value) in stats.iter_mut().zip(measures) {
-            if let Some(v) = value {
-                self.overflowed |= !stat.add(*v);
-            }
-        }
+        self.stats.add(group * self.measures.len(), adds);
         true
     }
 
@@ -321,8 +346,7 @@ impl Tally {
         self.groups.insert_unique(hash, g, |&i| hash_key(&keys[i]));
         self.keys.push(key);
         self.records.push(0);
-        let stats = std::iter::repeat_n(Stat::default(), self.measures.len());
-        self.stats.extend(stats);
+        self.stats.push_group(self.measures.len());
         Some(g)
     }
 
@@ -330,13 +354,6 @@ impl Tally {
     /// a code (which the table's collation joins, as a GROUP BY of the dataset does), through
     /// a table of parts regrouped by SQL.
     fn write(&self, conn: &Connection, d: &Dataset) -> Result<(), LoadError> {
-        if self.overflowed {
-            log::warn!(
-                "{} left empty: its sums overflow 64-bit integers",
-                self.table
-            );
-            return Ok(());
-        }
         if !self.has_case_variants() {
             return self.write_parts(conn, &self.table);
         }
@@ -371,20 +388,23 @@ impl Tally {
         let sql = format!("INSERT INTO {parts} VALUES ({marks})");
         let mut insert = conn.prepare(&sql)?;
         let n = self.measures.len();
-        let mut cells: Vec<rusqlite::types::Value> = Vec::with_capacity(width);
         for (g, key) in self.keys.iter().enumerate() {
-            use rusqlite::types::Value as Sql;
-            cells.clear();
-            cells.extend(key.iter().map(|p| match p {
-                Part::Null => Sql::Null,
-                Part::Int(i) => Sql::Integer(*i),
-                Part::Text(t) => Sql::Text(t.to_string()),
-            }));
-            cells.push(Sql::Integer(self.records[g]));
-            for s in &self.stats[g * n..(g + 1) * n] {
-                cells.extend(s.cells());
+            // Bound in place: no row of owned cells (a copy of each name) per group.
+            for (i, part) in key.iter().enumerate() {
+                match part {
+                    Part::Null => insert.raw_bind_parameter(i + 1, rusqlite::types::Null)?,
+                    Part::Int(v) => insert.raw_bind_parameter(i + 1, v)?,
+                    Part::Text(t) => insert.raw_bind_parameter(i + 1, t.as_str())?,
+                }
             }
-            insert.execute(rusqlite::params_from_iter(cells.iter()))?;
+            insert.raw_bind_parameter(key.len() + 1, self.records[g])?;
+            for (m, at) in (g * n..(g + 1) * n).enumerate() {
+                let first = key.len() + 2 + m * totals::STATS.len();
+                for (j, cell) in self.stats.cells(at).into_iter().enumerate() {
+                    insert.raw_bind_parameter(first + j, cell)?;
+                }
+            }
+            insert.raw_execute()?;
         }
         Ok(())
     }

@@ -150,6 +150,25 @@ impl LoadReport {
         }
     }
 
+    /// Counts an unreadable row without its problem when the listing is full already (false
+    /// otherwise: then `reject` it): a file of millions of bad rows need not word each one.
+    pub fn reject_unlisted(&mut self) -> bool {
+        let full = self.rejected.len() >= LISTED;
+        self.rejected_count += u64::from(full);
+        full
+    }
+
+    /// Counts a duplicate without its problem when the listing is full already (false
+    /// otherwise: then `duplicate` it).
+    pub fn duplicate_unlisted(&mut self, keep_first: bool) -> bool {
+        let full = self.duplicates.len() >= LISTED;
+        if full {
+            self.duplicate_count += 1;
+            self.duplicates_kept_first = keep_first;
+        }
+        full
+    }
+
     pub fn duplicate(&mut self, p: Problem, keep_first: bool) {
         self.duplicate_count += 1;
         self.duplicates_kept_first = keep_first;

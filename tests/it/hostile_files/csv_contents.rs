@@ -272,6 +272,38 @@ fn utf16_spreadsheet_exports_load_as_the_utf8_file_does() {
     }
 }
 
+/// A header of 100,015 columns over rows of 15 fields (a hostile file of 1 MB): each row is
+/// refused for its width, in about the time the same rows take under a header of their own
+/// width. The header's names were each compared with every later one (50 s for this file,
+/// twice per load); a row's refusal never grew with the header.
+#[test]
+fn a_header_of_a_hundred_thousand_columns_costs_what_a_narrow_one_does() {
+    let text = sample_file("count_points.csv");
+    let (header, rows) = text.split_at(text.iter().position(|&b| b == b'\n').unwrap());
+    let rows: Vec<u8> = rows[1..].repeat(300);
+    let row_count = rows.iter().filter(|&&b| b == b'\n').count();
+    let refuse = |extra: &str, columns: usize| {
+        let s = Sandbox::new();
+        let file = s.write(
+            "count_points.csv",
+            [header, extra.as_bytes(), b"\n", &rows].concat(),
+        );
+        let started = Instant::now();
+        s.load(&[], &[&file]).refused(&[
+            &format!("count_points.csv:2: expected {columns} fields as in the header, found 19"),
+            &format!("load refused: {row_count} unreadable row(s)"),
+        ]);
+        started.elapsed()
+    };
+    let wide: String = (0..100_000).map(|i| format!(",c{i:x}")).collect();
+    let narrow = refuse(",a,b", 21);
+    let wide = refuse(&wide, 100_019);
+    assert!(
+        wide < narrow * 3 + Duration::from_secs(3),
+        "100,019 columns took {wide:?}, 21 columns {narrow:?}"
+    );
+}
+
 // --- Messages a person reads ----------------------------------------------------------------
 
 #[test]

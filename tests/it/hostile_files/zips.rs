@@ -27,6 +27,42 @@ fn a_zip_of_a_gib_of_nul_bytes_is_refused_within_seconds() {
         .quick();
 }
 
+/// A zip of one row repeated 300,000 times (a bomb of rows, not of one line): each is counted
+/// as the row before was, a duplicate or an unreadable row, without being read again; the
+/// counts are exact and the first are listed at their lines.
+#[test]
+fn a_zip_of_one_row_repeated_is_refused_with_every_row_counted() {
+    let text = sample_file("count_points.csv");
+    let mut lines = text.split_inclusive(|&b| b == b'\n');
+    let (header, row) = (lines.next().unwrap(), lines.next().unwrap());
+    let unreadable = [&row[..4], b"x", &row[4..]].concat(); // aadf_year x2024
+    let rows = 300_000;
+    for (repeated, needles) in [
+        (
+            row,
+            ["count_points.csv:3: duplicate", "299999 duplicate key(s)"],
+        ),
+        (
+            &unreadable[..],
+            [
+                "count_points.csv:2: aadf_year: value 'x2024'",
+                "300000 unreadable row(s)",
+            ],
+        ),
+    ] {
+        let s = Sandbox::new();
+        let path = s.input("rows.zip");
+        let mut z = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        z.start_file("count_points.csv", opts).unwrap();
+        z.write_all(header).unwrap();
+        z.write_all(&repeated.repeat(rows)).unwrap();
+        z.finish().unwrap();
+        s.load(&[], &[&path]).refused(&needles).quick();
+    }
+}
+
 #[test]
 fn a_zip_member_inflating_past_its_declared_size_is_refused() {
     let s = Sandbox::new();
