@@ -28,8 +28,6 @@ use store::{Store, Stored};
 pub struct Download {
     pub rows: Rows,
     pub spec: Spec,
-    /// The file's name, as the client should save it.
-    pub name: String,
     /// The area it is of, to check it exists (a split file): its table and id.
     pub area: Option<(&'static str, i64)>,
     /// Whether its rows go by place (`order`): a Parquet file of records with places.
@@ -66,7 +64,6 @@ fn national(file: &str) -> Option<Download> {
                 by_place: by_place && matches!(spec, Spec::Parquet(..)),
                 rows: Rows::all(d, Vec::new(), sort),
                 spec,
-                name: file.to_string(),
                 area: None,
             })
         })
@@ -130,7 +127,6 @@ fn split(folder: &str, by: &str, file: &str) -> Option<Download> {
             true => Spec::Parquet(layout, Vec::new()),
             false => Spec::Csv(layout),
         },
-        name: file.to_string(),
         area: Some((roadtraffic_catalog::identified_by(by)?.table, id)),
         by_place: parquet && Places::of(d).is_some(),
     })

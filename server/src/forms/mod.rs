@@ -283,7 +283,8 @@ pub fn write_whole_parts(
     spec: Spec,
     flush: &mut Flush,
 ) -> Result<Vec<u8>, ApiError> {
-    let conn = release.pool.get()?;
+    // Counted as every query's connection is (`/metrics`).
+    let conn = release.connection()?;
     let mut body = Body::new(1 << 20, flush);
     let reads = spec.reads();
     let mut writer = spec.writer();

@@ -28,6 +28,7 @@ use prometheus::{
 use crate::error::ApiError;
 use crate::release::{DbMetrics, Listing, Release};
 use crate::rows::FilterSets;
+use crate::wire::SplicedBytes;
 
 /// Request durations, in seconds: from a 1 ms page to a 30,000-row page sent to a slow client.
 const DURATION_BUCKETS: &[f64] = &[
@@ -285,7 +286,12 @@ pub async fn observe(
     };
     let endpoint = endpoint_of(res.request(), res.status());
     let status = res.status();
-    Ok(res.map_body(|_, body| Metered::new((metrics, endpoint, status, started), body)))
+    let spliced = res.request().extensions().get::<SplicedBytes>().cloned();
+    Ok(res.map_body(|_, body| {
+        let mut metered = Metered::new((metrics, endpoint, status, started), body);
+        metered.spliced = spliced;
+        metered
+    }))
 }
 
 /// The endpoint label of an answered request (see the module's documentation).
@@ -308,6 +314,8 @@ pub struct Metered {
     endpoint: Cow<'static, str>,
     status: StatusCode,
     started: Instant,
+    /// The bytes sent by `sendfile` in place of the markers yielded (`crate::wire`).
+    spliced: Option<SplicedBytes>,
 }
 
 /// What a request is recorded with: the metrics, its endpoint, its status, when it came.
@@ -323,6 +331,7 @@ impl Metered {
             endpoint,
             status,
             started,
+            spliced: None,
         }
     }
 }
@@ -357,7 +366,10 @@ impl Drop for Metered {
         http.duration
             .with_label_values(&[endpoint])
             .observe(self.started.elapsed().as_secs_f64());
-        http.bytes.with_label_values(&[endpoint]).inc_by(self.sent);
+        let spliced = self.spliced.as_ref().map_or(0, SplicedBytes::total);
+        http.bytes
+            .with_label_values(&[endpoint])
+            .inc_by(self.sent + spliced);
         http.in_flight.dec();
     }
 }

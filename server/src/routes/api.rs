@@ -8,7 +8,7 @@ use actix_web::{HttpRequest, HttpResponse};
 
 use roadtraffic_catalog::Dataset;
 
-use super::tagged::streamed_answer;
+use super::tagged::{streamed_answer_of, Headed};
 use crate::api::ListingAsked;
 use crate::areas::AreasOf;
 use crate::error::ApiError;
@@ -43,6 +43,6 @@ pub async fn list(
         let reading = (&listing.rows, &*filter_sets);
         forms::write_timed(release, reading, listing.spec(), time_limit, flush)
     };
-    let answer = (key, form.content_type());
-    streamed_answer(req, state, release, answer, rows, write).await
+    let answer = (key, form.content_type(), Headed::WithoutRunning);
+    streamed_answer_of(req, state, release, answer, rows, write).await
 }

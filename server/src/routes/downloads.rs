@@ -4,10 +4,11 @@
 use actix_web::http::header;
 use std::sync::Arc;
 
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
 
 use roadtraffic_catalog::Dataset;
 
+use super::tagged::{bodiless, Head};
 use crate::areas::AreasOf;
 use crate::cache::Encoding;
 use crate::downloads::store::{Store, Stored};
@@ -59,6 +60,7 @@ pub async fn file(
         let file = Representation {
             path: &stored.path,
             mapped: stored.mapped.clone(),
+            opened: stored.opened.clone(),
             len: stored.len,
             etag: &stored.etag,
             modified: stored.modified,
@@ -116,34 +118,32 @@ pub async fn listing(
     );
     let spec = Spec::whole(format, &rows, &name)
         .ok_or_else(|| ApiError::internal(format!("no whole listing as {format:?}")))?;
+    // Tagged by the release and the rows asked, in their canonical form: the same file
+    // whatever the order or encoding of the parameters.
+    let key = format!("whole {name} {format:?} {}{}", rows.key(), rows.area_key());
+    let encoding = Encoding::negotiate(req, state.config.compress);
+    let tagged = Head::of(&release, &key, encoding, format.content_type());
+    if let Some(held) = tagged.held(req) {
+        return Ok(held);
+    }
+    let head = streamed_head(tagged.builder(), &name);
+    // A query engine asks a `HEAD` before every read: its headers, without running the export.
+    if req.method() == actix_web::http::Method::HEAD {
+        return Ok(bodiless(head));
+    }
     let download = Download {
         rows,
         spec,
-        name,
         area: None,
         by_place: false,
     };
-    if req.method() == actix_web::http::Method::HEAD {
-        return Ok(head_of_streamed(format.content_type(), &download.name));
-    }
-    send(state, release, download, format.content_type()).await
+    send(state, release, download, head).await
 }
 
-/// A `HEAD` of a streamed listing: its headers without running its query. RFC 9110 lets a
-/// `HEAD` leave out what only writing the body would tell (its length); a query engine asks one
-/// before every read, and would otherwise cost a whole export each time.
-fn head_of_streamed(content_type: &'static str, name: &str) -> HttpResponse {
-    let mut head = streamed_head(content_type, name);
-    head.streaming(futures_util::stream::empty::<
-        Result<actix_web::web::Bytes, std::io::Error>,
-    >())
-}
-
-fn streamed_head(content_type: &'static str, name: &str) -> actix_web::HttpResponseBuilder {
-    let mut head = HttpResponse::Ok();
-    head.insert_header((header::CONTENT_TYPE, content_type))
-        // Written as it is read: no length to take ranges of (the stored files have one).
-        .insert_header((header::ACCEPT_RANGES, "none"))
+/// The head of a streamed listing, tagged.
+fn streamed_head(mut head: HttpResponseBuilder, name: &str) -> HttpResponseBuilder {
+    // Written as it is read: no length to take ranges of (the stored files have one).
+    head.insert_header((header::ACCEPT_RANGES, "none"))
         .insert_header((
             header::CONTENT_DISPOSITION,
             format!("attachment; filename=\"{name}\""),
@@ -155,11 +155,10 @@ async fn send(
     state: &AppState,
     release: Arc<Release>,
     download: Download,
-    content_type: &'static str,
+    head: HttpResponseBuilder,
 ) -> Result<HttpResponse, ApiError> {
     // A whole file is always heavy.
     let permit = state.heavy_permit(i64::MAX).await?;
-    let head = streamed_head(content_type, &download.name);
     stream::respond(head, move |flush| {
         let _permit = permit;
         forms::write_whole(&release, &download.rows, download.spec, flush)

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use actix_web::http::header;
+use actix_web::http::{header, Method};
 use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder};
 use bytes::Bytes;
 
@@ -48,6 +48,40 @@ pub async fn streamed_answer<W>(
 where
     W: FnOnce(&Release, &mut Flush) -> Result<Vec<u8>, ApiError> + Send + 'static,
 {
+    streamed_answer_of(
+        req,
+        state,
+        release,
+        (key, content_type, Headed::ByRunning),
+        rows,
+        write,
+    )
+    .await
+}
+
+/// How a `HEAD` of a tagged answer is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Headed {
+    /// As a `GET`, without its body: the answer's status may depend on what is read (an OGC
+    /// feature that is not there).
+    ByRunning,
+    /// By its head alone, nothing run: a listing, whose status its parameters decide and whose
+    /// rows only fill its body (a client asking `HEAD` before each read must not cost a query).
+    WithoutRunning,
+}
+
+/// [`streamed_answer`], with how its `HEAD` is answered.
+pub async fn streamed_answer_of<W>(
+    req: &HttpRequest,
+    state: &AppState,
+    release: Arc<Release>,
+    (key, content_type, headed): (String, &'static str, Headed),
+    rows: i64,
+    write: W,
+) -> Result<HttpResponse, ApiError>
+where
+    W: FnOnce(&Release, &mut Flush) -> Result<Vec<u8>, ApiError> + Send + 'static,
+{
     let encoding = Encoding::negotiate(req, state.config.compress);
     let head = Head::of(&release, &key, encoding, content_type);
     if let Some(held) = head.held(req) {
@@ -56,6 +90,9 @@ where
     let responses = state.responses(&release);
     if let Some(body) = kept(&responses, &key, encoding).await? {
         return Ok(whole(body, encoding, head));
+    }
+    if headed == Headed::WithoutRunning && req.method() == Method::HEAD {
+        return Ok(bodiless(head.builder()));
     }
     let permit = state.heavy_permit(rows).await?;
     let written = stream::run(move |flush| {
@@ -158,6 +195,12 @@ impl Head {
             .insert_header((header::ETAG, self.etag));
         head
     }
+}
+
+/// The answer to a `HEAD` that is not run: its headers, and no length (RFC 9110 lets a `HEAD`
+/// leave out what only writing the body would tell).
+pub fn bodiless(mut head: HttpResponseBuilder) -> HttpResponse {
+    head.streaming(futures_util::stream::empty::<Result<Bytes, std::io::Error>>())
 }
 
 /// A whole body, in its encoding: an encoded one says so (and compression leaves it alone).
