@@ -5,14 +5,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_http::error::DispatchError;
-use actix_http::{Extensions, HttpService, Protocol};
-use actix_service::ServiceFactoryExt;
-use actix_web::dev::AppConfig;
 use actix_web::http::header;
 use actix_web::middleware::{from_fn, Compress, Condition, DefaultHeaders, Logger};
-use actix_web::{web, App};
-use tokio::net::TcpStream;
+use actix_web::{web, App, HttpServer};
 
 use crate::configuration::Config;
 use crate::description::Description;
@@ -21,7 +16,6 @@ use crate::ratelimit::Limiter;
 use crate::release::{Current, Named, Settings};
 use crate::routes::{self, table, RouteTable, Router};
 use crate::state::AppState;
-use crate::wire::Wire;
 
 /// A bound server, and what stopping it gracefully needs.
 pub struct Running {
@@ -70,7 +64,7 @@ pub fn bind(config: Config) -> std::io::Result<Running> {
     }
     let headers_config = config.clone();
     let app_router = router.clone();
-    let app = move || {
+    let server = HttpServer::new(move || {
         App::new()
             .app_data(app_router.clone())
             .app_data(metrics.clone())
@@ -80,48 +74,21 @@ pub fn bind(config: Config) -> std::io::Result<Running> {
             // Outermost: every request is counted, with the bytes actually sent.
             .wrap(from_fn(ops::metrics::observe))
             .default_service(web::to(routes::dispatch))
-    };
-    let listener = listener(&config.bind)?;
-    let addr = listener.local_addr()?;
-    let builder = actix_web::dev::Server::build();
-    let stopping = builder.graceful_shutdown_signal();
-    let server = builder
-        .workers(workers)
-        // SQLite work runs on the blocking pool; more threads than connections would only wait.
-        .worker_max_blocking_threads((connections as usize).max(2))
-        .shutdown_timeout(shutdown_timeout)
-        .disable_signals()
-        .listen("roadtraffic", listener, move || {
-            // Each connection's socket in a `Wire`, so that stored files go out by `sendfile`.
-            let wired = actix_service::fn_service(|io: TcpStream| {
-                let _ = io.set_nodelay(true);
-                let peer = io.peer_addr().ok();
-                std::future::ready(Ok::<_, DispatchError>((
-                    Wire::new(io),
-                    Protocol::Http1,
-                    peer,
-                )))
-            });
-            let stopping = stopping.clone();
-            let http = HttpService::build()
-                // Idle keep-alive connections close when a graceful stop starts.
-                .graceful_shutdown_signal(move || {
-                    let stopping = stopping.clone();
-                    async move { stopping.notified().await }
-                })
-                .h1_allow_half_closed(true)
-                .keep_alive(Duration::from_secs(30))
-                .client_request_timeout(Duration::from_secs(10))
-                .client_disconnect_timeout(Duration::from_secs(5))
-                .local_addr(addr)
-                .on_connect_ext(|io: &Wire, ext: &mut Extensions| {
-                    ext.insert(io.splices());
-                })
-                .finish(actix_service::map_config(app(), move |_| {
-                    AppConfig::__priv_test_new(false, addr.to_string(), addr)
-                }));
-            wired.and_then(http)
-        })?;
+    })
+    .workers(workers)
+    // SQLite work runs on the blocking pool; more threads than connections would only wait.
+    .worker_max_blocking_threads((connections as usize).max(2))
+    .client_request_timeout(Duration::from_secs(10))
+    .client_disconnect_timeout(Duration::from_secs(5))
+    .keep_alive(Duration::from_secs(30))
+    .shutdown_timeout(shutdown_timeout)
+    .disable_signals()
+    .bind(&config.bind)?;
+    let addr = server
+        .addrs()
+        .first()
+        .copied()
+        .ok_or_else(|| std::io::Error::other("no address bound"))?;
     Ok(Running {
         server: server.run(),
         addr,
@@ -172,23 +139,4 @@ fn api_headers(config: &Config) -> DefaultHeaders {
     } else {
         headers
     }
-}
-
-/// The listening socket, as actix-web's own binding makes it: the address reused, a backlog of
-/// 1,024 connections.
-fn listener(bind: &str) -> std::io::Result<std::net::TcpListener> {
-    let mut last = std::io::Error::other(format!("{bind}: no address"));
-    for addr in std::net::ToSocketAddrs::to_socket_addrs(bind)? {
-        let socket = socket2::Socket::new(
-            socket2::Domain::for_address(addr),
-            socket2::Type::STREAM,
-            Some(socket2::Protocol::TCP),
-        )?;
-        socket.set_reuse_address(true)?;
-        match socket.bind(&addr.into()).and_then(|()| socket.listen(1024)) {
-            Ok(()) => return Ok(socket.into()),
-            Err(e) => last = e,
-        }
-    }
-    Err(last)
 }

@@ -127,7 +127,6 @@ const SERVER_LAYERS: &[&[&str]] = &[
         "assets",
         "stream",
         "ranged",
-        "wire",
         "conditional",
         "query",
         "ratelimit",

@@ -28,7 +28,6 @@ use prometheus::{
 use crate::error::ApiError;
 use crate::release::{DbMetrics, Listing, Release};
 use crate::rows::FilterSets;
-use crate::wire::SplicedBytes;
 
 /// Request durations, in seconds: from a 1 ms page to a 30,000-row page sent to a slow client.
 const DURATION_BUCKETS: &[f64] = &[
@@ -286,12 +285,7 @@ pub async fn observe(
     };
     let endpoint = endpoint_of(res.request(), res.status());
     let status = res.status();
-    let spliced = res.request().extensions().get::<SplicedBytes>().cloned();
-    Ok(res.map_body(|_, body| {
-        let mut metered = Metered::new((metrics, endpoint, status, started), body);
-        metered.spliced = spliced;
-        metered
-    }))
+    Ok(res.map_body(|_, body| Metered::new((metrics, endpoint, status, started), body)))
 }
 
 /// The endpoint label of an answered request (see the module's documentation).
@@ -314,8 +308,6 @@ pub struct Metered {
     endpoint: Cow<'static, str>,
     status: StatusCode,
     started: Instant,
-    /// The bytes sent by `sendfile` in place of the markers yielded (`crate::wire`).
-    spliced: Option<SplicedBytes>,
 }
 
 /// What a request is recorded with: the metrics, its endpoint, its status, when it came.
@@ -331,7 +323,6 @@ impl Metered {
             endpoint,
             status,
             started,
-            spliced: None,
         }
     }
 }
@@ -366,10 +357,7 @@ impl Drop for Metered {
         http.duration
             .with_label_values(&[endpoint])
             .observe(self.started.elapsed().as_secs_f64());
-        let spliced = self.spliced.as_ref().map_or(0, SplicedBytes::total);
-        http.bytes
-            .with_label_values(&[endpoint])
-            .inc_by(self.sent + spliced);
+        http.bytes.with_label_values(&[endpoint]).inc_by(self.sent);
         http.in_flight.dec();
     }
 }
