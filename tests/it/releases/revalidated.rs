@@ -91,9 +91,9 @@ fn every_form_of_a_named_listing_is_tagged_and_revalidated_without_running() {
         let path = format!("{release}{suffix}");
         assert_revalidatable(
             &server,
-            &format!("{path}?filter[road_name]=M4&sort=-id&fields=id,road_name,year"),
-            &format!("{path}?fields=id,road_name,year&sort=-id&filter%5Broad_name%5D=M4"),
-            &format!("{path}?filter[road_name]=M4&sort=id&fields=id,road_name,year"),
+            &format!("{path}?filter[road_name]=M4&sort=-id&fields=id,road_name,aadf_year"),
+            &format!("{path}?fields=id,road_name,aadf_year&sort=-id&filter%5Broad_name%5D=M4"),
+            &format!("{path}?filter[road_name]=M4&sort=id&fields=id,road_name,aadf_year"),
         );
     }
     // A page writes its parameters back in its links, in their order: the same question is

@@ -3,8 +3,8 @@
 
 // The area sets' Parquet writes its geometry with the same columns (`GeoColumns`) and mends
 // its footer the same way.
-pub use roadtraffic_downloads::parquet::{footer, geoparquet};
 use roadtraffic_downloads::parquet::Encoder;
+pub use roadtraffic_downloads::parquet::{footer, geoparquet};
 use roadtraffic_downloads::DownloadError;
 
 use super::file_layout::FileLayout;
