@@ -4,7 +4,8 @@
 # SQLite), and against the sqlite3 shell's bare `.import` of the same CSVs, side by side in
 # alternating rounds with a warm page cache.
 #
-#   BEFORE=/path/to/older/roadtraffic-load bench/one_pass.sh DATA_DIR   (ROUNDS=2, OUT_DIR)
+#   BEFORE=/path/to/older/roadtraffic-load bench/one_pass.sh DATA_DIR   (ROUNDS=2, OUT_DIR,
+#   BEFORE_SERVE=its roadtraffic-serve, needed when the schema changed between the two)
 #
 # Build first: cargo build --release --bins (the server is this build's: its writer is the
 # one the older server had, moved into the downloads crate).
@@ -21,6 +22,7 @@ SERVER_PID=
 trap '[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
 cp "$BIN/roadtraffic-load" "$WORK/load" && cp "$BIN/roadtraffic-serve" "$WORK/serve"
 cp "$BEFORE" "$WORK/before-load"
+cp "${BEFORE_SERVE:-$BIN/roadtraffic-serve}" "$WORK/before-serve"
 
 mapfile -t CSVS < <(find "$DATA" -type f -iname '*.csv' | sort)
 { echo ".bail on"; i=0; for f in "${CSVS[@]}"; do i=$((i + 1)); echo ".import --csv '$f' t$i"; done; } > "$WORK/import.sql"
@@ -40,7 +42,7 @@ timed() {  # timed NAME CMD...: "NAME seconds peak_kb"
 server_writes() {
     local db=$1 port
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    "$WORK/serve" --db "$db" --bind "127.0.0.1:$port" --lazy-downloads --downloads-dir "$WORK/db/server" > "$WORK/serve.log" 2>&1 &
+    "$WORK/before-serve" --db "$db" --bind "127.0.0.1:$port" --lazy-downloads --downloads-dir "$WORK/db/server" > "$WORK/serve.log" 2>&1 &
     SERVER_PID=$!
     until curl -fs "http://127.0.0.1:$port/api/regions" > /dev/null; do sleep 0.1; done
     local start; start=$(date +%s.%N)
