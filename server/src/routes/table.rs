@@ -493,9 +493,15 @@ mod tests {
         }
     }
 
+    fn assert_routes(cases: &[(&str, &str)]) {
+        for (path, route) in cases {
+            assert_eq!(shown(path), *route, "{path}");
+        }
+    }
+
     #[test]
-    fn each_path_has_its_route() {
-        for (path, route) in [
+    fn each_api_path_has_its_route() {
+        assert_routes(&[
             ("/healthz", "Health"),
             ("/healthz/", "Unknown"),
             ("/api", "ApiHome"),
@@ -545,6 +551,12 @@ mod tests {
                 "/api/count-points.csv/",
                 "Listing /count-points.csv Laravel",
             ),
+        ]);
+    }
+
+    #[test]
+    fn each_site_legacy_and_ogc_path_has_its_route() {
+        assert_routes(&[
             ("/v2019/count-points", "Listing /count-points Legacy"),
             ("/v2019/count-points.csv", "Unknown"),
             ("/docs/", "Docs"),
@@ -572,9 +584,7 @@ mod tests {
                 "/ogcapi/collections/regions",
                 "Ogc(NoCollection(\"regions\"))",
             ),
-        ] {
-            assert_eq!(shown(path), route, "{path}");
-        }
+        ]);
     }
 
     #[test]
