@@ -252,7 +252,8 @@ fn geopandas_reads_a_box_over_http_as_filter_bbox_finds_it() {
     assert_eq!(got, want);
 }
 
-const DUCKDB_SPATIAL: &str = r#"
+/// DuckDB with httpfs and spatial loaded from the PyPI packages; prints each query's rows.
+pub(super) const DUCKDB_SPATIAL: &str = r#"
 import duckdb, duckdb_ext, glob
 con = duckdb.connect()
 for ext in ["httpfs", "spatial"]:

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use super::clients::client;
-use super::geo::{validate, validator};
+use super::geo::{validate, validator, DUCKDB_SPATIAL};
 use super::*;
 use crate::areas_api::sets::{boundaries, copy_with_sets};
 use crate::site_areas::{zones_db, zones_server};
@@ -171,17 +171,6 @@ fn geoparquet_validator_passes_the_area_sets() {
     }
 }
 
-const DUCKDB_AREAS: &str = r#"
-import duckdb, duckdb_ext, glob
-con = duckdb.connect()
-for ext in ["httpfs", "spatial"]:
-    pattern = f"extensions/v{duckdb.__version__}/*/{ext}.duckdb_extension"
-    found = [p for d in duckdb_ext.__path__ for p in glob.glob(f"{d}/{pattern}")]
-    assert found, f"no {pattern} in {list(duckdb_ext.__path__)}"
-    con.execute(f"LOAD '{found[0]}'")
-print(json.dumps([table(con.execute(q).fetchall()) for q in json.loads(sys.argv[1])]))
-"#;
-
 /// DuckDB's spatial extension reads the set over HTTP: the polygons as geometries, whose
 /// boxes are the covering column's and the API's `bbox`.
 #[test]
@@ -203,7 +192,7 @@ fn duckdb_reads_the_area_sets_over_http() {
             format!("SELECT bbox.xmin, bbox.ymin, bbox.xmax, bbox.ymax FROM read_parquet('{url}')"),
         ];
         let list = serde_json::to_string(&queries).unwrap();
-        let got = client(&python, DUCKDB_AREAS, &[&list]);
+        let got = client(&python, DUCKDB_SPATIAL, &[&list]);
         let api = get(server, &format!("/api/areas/{set}?page%5Bsize%5D=1000")).json();
         let api = api["data"].as_array().unwrap();
         let rows = got[0].as_array().unwrap();
