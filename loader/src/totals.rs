@@ -19,6 +19,7 @@ use roadtraffic_catalog::{schema, totals, Dataset, Rollup};
 use rusqlite::Connection;
 
 use crate::error::LoadError;
+use crate::national::Feed;
 use crate::value::Value;
 
 /// A group's key part: a row's value of a `by` column.
@@ -431,10 +432,15 @@ pub struct Counter {
 }
 
 impl Counter {
-    /// Starts it: each batch's buffer goes back to `spare` once added up.
-    pub fn start(spare: mpsc::SyncSender<Vec<Value>>, capacity: usize) -> Counter {
+    /// Starts it: each batch's buffer goes on to the national files' thread once added up,
+    /// or back to `spare`.
+    pub fn start(
+        spare: mpsc::SyncSender<Vec<Value>>,
+        capacity: usize,
+        national: Option<Feed>,
+    ) -> Counter {
         let (tx, rx) = mpsc::sync_channel(capacity);
-        let thread = std::thread::spawn(move || count_all(rx, spare));
+        let thread = std::thread::spawn(move || count_all(rx, spare, national));
         Counter {
             tx,
             _thread: thread,
@@ -460,7 +466,11 @@ impl Counter {
 }
 
 /// The counter's work: every batch added to its table's tallies, in the order inserted.
-fn count_all(batches: mpsc::Receiver<ToCounter>, spare: mpsc::SyncSender<Vec<Value>>) {
+fn count_all(
+    batches: mpsc::Receiver<ToCounter>,
+    spare: mpsc::SyncSender<Vec<Value>>,
+    national: Option<Feed>,
+) {
     let mut tallies: Vec<(&str, Tallies)> = Vec::new();
     for message in batches {
         match message {
@@ -475,8 +485,13 @@ fn count_all(batches: mpsc::Receiver<ToCounter>, spare: mpsc::SyncSender<Vec<Val
                 if let Some(at) = at {
                     tallies[at].1.add(&values, table.columns().count());
                 }
-                values.clear();
-                let _ = spare.send(values);
+                match &national {
+                    Some(national) => national.take(table, values, &spare),
+                    None => {
+                        values.clear();
+                        let _ = spare.send(values);
+                    }
+                }
             }
             ToCounter::Done { table, reply } => {
                 let at = tallies.iter().position(|(t, _)| *t == table.table);

@@ -45,15 +45,10 @@ pub enum ToWriter {
 pub struct WriterLink {
     tx: mpsc::SyncSender<ToWriter>,
     spare: mpsc::Receiver<Vec<Value>>,
-    /// The national files' thread, which takes a copy of the rows it writes.
-    national: Option<crate::national::Feed>,
 }
 
 impl WriterLink {
     pub fn send(&self, message: ToWriter) -> Result<(), LoadError> {
-        if let (Some(national), ToWriter::Rows { table, values }) = (&self.national, &message) {
-            national.see(table, values);
-        }
         self.tx.send(message).map_err(|_| LoadError::WriterStopped)
     }
 
@@ -81,13 +76,9 @@ pub fn start(
             .send(buffer)
             .map_err(|_| LoadError::WriterStopped)?;
     }
-    let counter = Counter::start(spare_tx, BATCH_BUFFERS);
+    let counter = Counter::start(spare_tx, BATCH_BUFFERS, national);
     let writer = std::thread::spawn(move || write_all(conn, rx, counter));
-    let link = WriterLink {
-        tx,
-        spare,
-        national,
-    };
+    let link = WriterLink { tx, spare };
     Ok((link, writer))
 }
 

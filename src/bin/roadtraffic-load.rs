@@ -8,7 +8,11 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[path = "../allocator.rs"]
+mod allocator;
+
 fn main() -> ExitCode {
+    allocator::bound_memory();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     roadtraffic_loader::cli::main()
 }

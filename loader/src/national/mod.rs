@@ -43,29 +43,51 @@ fn streamed(d: &'static Dataset) -> bool {
     d.national_file().is_some() && Places::of(d).is_some() && d.completion.is_none()
 }
 
-enum ToNational {
-    Rows(&'static Dataset, Vec<Value>),
-    /// Every row is in: the count points' curve positions, and the areas' names.
-    Write(HashMap<i64, u64>, AreaNames),
+/// A batch of a streamed table's rows, and where its buffer goes back once sorted.
+struct Batch {
+    table: &'static Dataset,
+    values: Vec<Value>,
+    spare: SyncSender<Vec<Value>>,
 }
 
-/// The reader's end of the link to the national thread.
+/// Every row is in: the count points' curve positions, and the areas' names.
+type Placed = (HashMap<i64, u64>, AreaNames);
+
+/// The link to the national thread, held by the thread that last handles each batch of rows
+/// (it adds them up for the tables of totals): batches go on to it instead of being copied.
 #[derive(Clone)]
-pub struct Feed(SyncSender<ToNational>);
+pub struct Feed(SyncSender<Batch>);
 
 impl Feed {
-    /// Copies rows on their way to SQLite, if a national file is written from them. A thread
-    /// that stopped says why when it is joined.
-    pub fn see(&self, table: &'static Dataset, values: &[Value]) {
+    /// Hands over a batch of rows once inserted: to the national thread, if a national file is
+    /// written from them, which gives the buffer back to `spare` once sorted; else straight
+    /// back. A thread that stopped says why when it is joined.
+    pub fn take(
+        &self,
+        table: &'static Dataset,
+        mut values: Vec<Value>,
+        spare: &SyncSender<Vec<Value>>,
+    ) {
         if streamed(table) {
-            let _ = self.0.send(ToNational::Rows(table, values.to_vec()));
+            let spare = spare.clone();
+            match self.0.send(Batch {
+                table,
+                values,
+                spare,
+            }) {
+                Ok(()) => return,
+                Err(back) => values = back.0.values,
+            }
         }
+        values.clear();
+        let _ = spare.send(values);
     }
 }
 
 /// The national files being written.
 pub struct National {
     feed: Option<Feed>,
+    placed: Option<SyncSender<Placed>>,
     thread: Option<JoinHandle<Result<Vec<Staged>, DownloadError>>>,
     staging: Staging,
 }
@@ -82,10 +104,12 @@ impl National {
     pub fn start(spill_dir: &Path, root: &Path) -> std::io::Result<National> {
         let staging = Staging::new(root)?;
         let (tx, rx) = sync_channel(QUEUE);
+        let (placed, placed_rx) = sync_channel(1);
         let (spill_dir, dir) = (spill_dir.to_path_buf(), staging.dir.clone());
-        let thread = std::thread::spawn(move || sort_and_write(&rx, &spill_dir, &dir));
+        let thread = std::thread::spawn(move || sort_and_write(&rx, &placed_rx, &spill_dir, &dir));
         Ok(National {
             feed: Some(Feed(tx)),
+            placed: Some(placed),
             thread: Some(thread),
             staging,
         })
@@ -96,12 +120,13 @@ impl National {
     }
 
     /// Every row is in `conn` (and its places index): the streamed files are written on the
-    /// national thread from now on.
+    /// national thread from now on, once the last batch has reached it.
     pub fn rows_done(&mut self, conn: &Connection) -> Result<(), DownloadError> {
+        self.feed = None;
         let positions = order::positions(conn)?;
         let areas = AreaNames::read(conn)?;
-        if let Some(Feed(tx)) = self.feed.take() {
-            let _ = tx.send(ToNational::Write(positions, areas));
+        if let Some(placed) = self.placed.take() {
+            let _ = placed.send((positions, areas));
         }
         Ok(())
     }
@@ -116,6 +141,7 @@ impl National {
             files.extend(write::from_table(conn, d, &areas, &self.staging.dir)?);
         }
         self.feed = None;
+        self.placed = None;
         let thread = self.thread.take();
         let joined = thread.map(|t| t.join());
         let streamed = match joined {
@@ -139,67 +165,119 @@ impl National {
 impl Drop for National {
     fn drop(&mut self) {
         self.feed = None;
+        self.placed = None;
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
     }
 }
 
-/// The national thread: sorts the streamed rows as they come, then writes their files.
+/// The national thread: sorts the streamed rows as they come, then, once every batch is in
+/// and the places are known, writes their files.
 fn sort_and_write(
-    rx: &Receiver<ToNational>,
+    rx: &Receiver<Batch>,
+    placed: &Receiver<Placed>,
     spill_dir: &Path,
     dir: &Path,
 ) -> Result<Vec<Staged>, DownloadError> {
     let mut spills: Vec<(&'static Dataset, Spill)> = Vec::new();
-    for message in rx {
-        let (d, values) = match message {
-            ToNational::Rows(d, values) => (d, values),
-            ToNational::Write(positions, areas) => {
-                return write_sorted(spills, spill_dir, dir, &positions, &areas);
-            }
-        };
-        let at = spills.iter().position(|(s, _)| std::ptr::eq(*s, d));
-        let at = match at {
-            Some(at) => at,
-            None => {
-                let (width, position) = (d.columns().count(), |name| d.position(name));
-                let (Some(key), Some(id)) = (position(PLACE_KEY), position("id")) else {
-                    continue;
-                };
-                let budget = spill::BUFFER_VALUES;
-                spills.push((d, Spill::new(spill_dir, width, key, id, budget)?));
-                spills.len() - 1
-            }
-        };
-        spills[at].1.add(&values)?;
+    for Batch {
+        table,
+        mut values,
+        spare,
+    } in rx
+    {
+        let added = sort_batch(&mut spills, table, &values, spill_dir);
+        values.clear();
+        let _ = spare.send(values);
+        added?;
     }
-    Ok(Vec::new()) // the load stopped before its rows were all in
+    match placed.recv() {
+        Ok((positions, areas)) => write_sorted(spills, dir, &positions, &areas),
+        Err(_) => Ok(Vec::new()), // the load stopped before its rows were all in
+    }
 }
 
-fn write_sorted(
-    spills: Vec<(&'static Dataset, Spill)>,
+/// Adds a batch to its table's sort. Tables come one after another: the one before lets go of
+/// its buffer, so that only one is held.
+fn sort_batch(
+    spills: &mut Vec<(&'static Dataset, Spill)>,
+    d: &'static Dataset,
+    values: &[Value],
     spill_dir: &Path,
+) -> std::io::Result<()> {
+    if !spills.last().is_some_and(|(s, _)| std::ptr::eq(*s, d)) {
+        if let Some((_, previous)) = spills.last_mut() {
+            previous.release()?;
+        }
+        let (width, position) = (d.columns().count(), |name| d.position(name));
+        let (Some(key), Some(id)) = (position(PLACE_KEY), position("id")) else {
+            return Ok(());
+        };
+        let budget = spill::BUFFER_BYTES;
+        spills.push((d, Spill::new(spill_dir, width, key, id, budget)?));
+    }
+    match spills.last_mut() {
+        Some((_, spill)) => spill.add(values),
+        None => Ok(()),
+    }
+}
+
+/// Threads writing the streamed files once the rows are in: the load's other work is done by
+/// then, so both cores write.
+const WRITERS: usize = 2;
+
+/// Writes each sorted table's file, the biggest first, on [`WRITERS`] threads.
+fn write_sorted(
+    mut spills: Vec<(&'static Dataset, Spill)>,
     dir: &Path,
     positions: &HashMap<i64, u64>,
     areas: &AreaNames,
 ) -> Result<Vec<Staged>, DownloadError> {
+    spills.sort_by_key(|(_, spill)| spill.bytes());
+    let jobs = std::sync::Mutex::new(spills);
+    let next = || jobs.lock().ok().and_then(|mut jobs| jobs.pop());
+    let written: Vec<Result<Vec<Staged>, DownloadError>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..WRITERS)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut files = Vec::new();
+                    while let Some((d, spill)) = next() {
+                        files.extend(write_one(d, spill, dir, positions, areas)?);
+                    }
+                    Ok(files)
+                })
+            })
+            .collect();
+        let joined = workers.into_iter().map(|w| w.join());
+        joined
+            .map(|j| j.unwrap_or_else(|_| Err(DownloadError::parquet("a writer panicked"))))
+            .collect()
+    });
     let mut files = Vec::new();
-    for (d, spill) in spills {
-        let started = Instant::now();
-        if spill.placeless > 0 {
-            log::warn!(
-                "{}: {} rows without a count point",
-                d.table,
-                spill.placeless
-            );
-        }
-        let sorted: Sorted = spill.finish(spill_dir)?;
-        let seconds = started.elapsed().as_secs_f64();
-        log::info!("{}: rows sorted by count point in {seconds:.1} s", d.table);
-        files.extend(write::from_sorted(d, &sorted, positions, areas, dir)?);
+    for w in written {
+        files.extend(w?);
     }
     Ok(files)
+}
+
+fn write_one(
+    d: &'static Dataset,
+    spill: Spill,
+    dir: &Path,
+    positions: &HashMap<i64, u64>,
+    areas: &AreaNames,
+) -> Result<Option<Staged>, DownloadError> {
+    let started = Instant::now();
+    if spill.placeless > 0 {
+        let placeless = spill.placeless;
+        log::warn!("{}: {placeless} rows without a count point", d.table);
+    }
+    let sorted: Sorted = spill.finish()?;
+    let file = write::from_sorted(d, &sorted, positions, areas, dir)?;
+    let seconds = started.elapsed().as_secs_f64();
+    log::info!("{}: national file written in {seconds:.1} s", d.table);
+    Ok(file)
 }
 
 impl Prepared {

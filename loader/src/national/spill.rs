@@ -1,25 +1,30 @@
-//! An external sort of one dataset's rows by count point, then id, in bounded memory: rows
-//! gather in a buffer, which is sorted and written out as a run when full (to a temporary file
-//! beside the target); at the end the runs are merged into one sorted file, with where each
-//! count point's rows start and end in it. The national file then reads the count points in
-//! curve order (known only once every place is in), each one's rows a single read.
+//! An external sort of one dataset's rows by count point, in bounded memory. Rows are encoded
+//! as they come into a buffer of bytes; when it is full, its rows are written out in count point
+//! order as a run (to a temporary file beside the target), and where each count point's rows
+//! lie in the run is kept. Runs are never merged: a count point's rows are its pieces, one a
+//! run it appears in, read one after another. Rows take their ids in the order they are read,
+//! so the pieces in run order are in id order too; within a run, rows are sorted by id.
+//!
+//! Inputs usually come grouped by count point (DfT's files are), so a count point is in one or
+//! two runs and the national file reads each in one or two reads; scattered input costs a read
+//! a run per count point, never more memory.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use compact_str::CompactString;
 use tempfile::NamedTempFile;
+
+use roadtraffic_downloads::CellValue;
 
 use crate::value::Value;
 
-/// Values buffered before a run is written: about 48 MB of rows (a value is 32 bytes).
-pub const BUFFER_VALUES: usize = 1_500_000;
+/// Bytes of encoded rows buffered before a run is written: runs this small cost a read or two
+/// a count point on grouped input, and the load's memory is bounded (BENCHMARKS.md).
+pub const BUFFER_BYTES: usize = 8 << 20;
 
-/// A count point's rows in the sorted file: its id, and their bytes' start and length.
+/// A count point's rows in one run: its id, and their bytes' start and length in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Segment {
     pub count_point: i64,
@@ -33,18 +38,23 @@ pub struct Spill {
     count_point_at: usize,
     id_at: usize,
     budget: usize,
-    buffer: Vec<Value>,
-    runs: NamedTempFile,
-    /// Each run's bytes in `runs`, and its count points' segments.
-    written: Vec<(u64, u64, Vec<Segment>)>,
+    /// The rows of the run being gathered, encoded, and each one's (count point, id, start, end).
+    buffer: Vec<u8>,
+    keys: Vec<(i64, i64, usize, usize)>,
+    runs: BufWriter<NamedTempFile>,
+    at: u64,
+    segments: Vec<Segment>,
     /// Rows with no count point: not in the file, as the server leaves them out.
     pub placeless: u64,
 }
 
-/// The rows sorted: a file and where each count point's rows are in it, by count point.
+/// The rows sorted: the runs' file, and each count point's pieces in it.
 pub struct Sorted {
-    pub file: NamedTempFile,
-    pub segments: Vec<Segment>,
+    file: NamedTempFile,
+    /// By count point, then by place in the file (so in id order).
+    segments: Vec<Segment>,
+    /// Each count point, and its pieces' range in `segments`.
+    pub count_points: Vec<(i64, std::ops::Range<usize>)>,
     pub width: usize,
 }
 
@@ -56,14 +66,19 @@ impl Spill {
         id_at: usize,
         budget: usize,
     ) -> std::io::Result<Spill> {
+        let runs = NamedTempFile::new_in(dir)?;
         Ok(Spill {
             width,
             count_point_at,
             id_at,
             budget,
-            buffer: Vec::new(),
-            runs: NamedTempFile::new_in(dir)?,
-            written: Vec::new(),
+            // Made once at its full size: a buffer doubling as it fills would hold its old
+            // half and the new one at once.
+            buffer: Vec::with_capacity(budget + (64 << 10)),
+            keys: Vec::new(),
+            runs: BufWriter::with_capacity(1 << 20, runs),
+            at: 0,
+            segments: Vec::new(),
             placeless: 0,
         })
     }
@@ -71,11 +86,14 @@ impl Spill {
     /// Takes rows (`width` values each), writing a run when the buffer is full.
     pub fn add(&mut self, values: &[Value]) -> std::io::Result<()> {
         for row in values.chunks_exact(self.width) {
-            if row[self.count_point_at].as_int().is_none() {
+            let Some(count_point) = row[self.count_point_at].as_int() else {
                 self.placeless += 1;
                 continue;
-            }
-            self.buffer.extend_from_slice(row);
+            };
+            let id = row[self.id_at].as_int().unwrap_or(i64::MIN);
+            let start = self.buffer.len();
+            encode_row(&mut self.buffer, row);
+            self.keys.push((count_point, id, start, self.buffer.len()));
             if self.buffer.len() >= self.budget {
                 self.write_run()?;
             }
@@ -83,227 +101,174 @@ impl Spill {
         Ok(())
     }
 
-    fn key(&self, row: &[Value]) -> (i64, i64) {
-        let int = |at: usize| row[at].as_int().unwrap_or(i64::MIN);
-        (int(self.count_point_at), int(self.id_at))
-    }
-
-    /// Sorts the buffer and appends it to the runs' file.
+    /// Writes the buffered rows out as a run, by count point then id.
     fn write_run(&mut self) -> std::io::Result<()> {
-        if self.buffer.is_empty() {
-            return Ok(());
+        self.keys.sort_unstable();
+        let mut open: Option<Segment> = None;
+        for &(count_point, _, start, end) in &self.keys {
+            self.runs.write_all(&self.buffer[start..end])?;
+            let len = (end - start) as u64;
+            match &mut open {
+                Some(s) if s.count_point == count_point => s.len += len,
+                _ => {
+                    self.segments.extend(open.take());
+                    let start = self.at;
+                    open = Some(Segment {
+                        count_point,
+                        start,
+                        len,
+                    });
+                }
+            }
+            self.at += len;
         }
-        let rows: Vec<&[Value]> = self.buffer.chunks_exact(self.width).collect();
-        let mut order: Vec<((i64, i64), usize)> = (rows.iter().enumerate())
-            .map(|(i, r)| (self.key(r), i))
-            .collect();
-        order.sort_unstable();
-        let file = self.runs.as_file_mut();
-        let start = file.seek(SeekFrom::End(0))?;
-        let mut out = Counting::new(BufWriter::with_capacity(1 << 20, file), start);
-        let mut segments = Segments::default();
-        for (key, i) in order {
-            segments.row(key.0, out.at);
-            encode_row(&mut out, rows[i])?;
-        }
-        let end = out.at;
-        out.inner.flush()?;
-        self.written.push((start, end, segments.end(end)));
+        self.segments.extend(open);
         self.buffer.clear();
+        self.keys.clear();
         Ok(())
     }
 
-    /// Every row, sorted: the one run as it is, or the runs merged into a file of their own.
-    pub fn finish(mut self, dir: &Path) -> std::io::Result<Sorted> {
-        self.write_run()?;
-        self.buffer = Vec::new();
-        if self.written.len() <= 1 {
-            let segments = self.written.pop().map(|w| w.2).unwrap_or_default();
-            return Ok(Sorted {
-                file: self.runs,
-                segments,
-                width: self.width,
-            });
-        }
-        self.merge(dir)
+    /// The bytes of rows taken so far.
+    pub fn bytes(&self) -> u64 {
+        self.at + self.buffer.len() as u64
     }
 
-    /// Merges the runs: the least (count point, id) of their next rows, again and again.
-    fn merge(self, dir: &Path) -> std::io::Result<Sorted> {
-        let mut readers = Vec::new();
-        for (start, end, _) in &self.written {
-            let mut file = File::open(self.runs.path())?;
-            file.seek(SeekFrom::Start(*start))?;
-            readers.push(BufReader::with_capacity(1 << 16, file.take(end - start)));
-        }
-        let mut heads: Vec<Option<Vec<Value>>> = Vec::with_capacity(readers.len());
-        let mut heap = BinaryHeap::new();
-        for (i, reader) in readers.iter_mut().enumerate() {
-            let row = decode_row(reader, self.width)?;
-            if let Some(row) = &row {
-                heap.push(Reverse((self.key(row), i)));
+    /// Every row is in: the last run written, and the buffer's memory given back.
+    pub fn release(&mut self) -> std::io::Result<()> {
+        self.write_run()?;
+        self.buffer = Vec::new();
+        self.keys = Vec::new();
+        Ok(())
+    }
+
+    /// Every row, sorted.
+    pub fn finish(mut self) -> std::io::Result<Sorted> {
+        self.release()?;
+        let file = self.runs.into_inner().map_err(|e| e.into_error())?;
+        let mut segments = self.segments;
+        // Stable, and runs follow one another in the file: a count point's pieces stay in
+        // the order their rows were read.
+        segments.sort_by_key(|s| (s.count_point, s.start));
+        let mut count_points: Vec<(i64, std::ops::Range<usize>)> = Vec::new();
+        for (i, s) in segments.iter().enumerate() {
+            match count_points.last_mut() {
+                Some((cp, range)) if *cp == s.count_point => range.end = i + 1,
+                _ => count_points.push((s.count_point, i..i + 1)),
             }
-            heads.push(row);
         }
-        let mut merged = NamedTempFile::new_in(dir)?;
-        let mut out = Counting::new(BufWriter::with_capacity(1 << 20, merged.as_file_mut()), 0);
-        let mut segments = Segments::default();
-        while let Some(Reverse((key, i))) = heap.pop() {
-            let Some(row) = heads[i].take() else { continue };
-            segments.row(key.0, out.at);
-            encode_row(&mut out, &row)?;
-            let next = decode_row(&mut readers[i], self.width)?;
-            if let Some(next) = &next {
-                heap.push(Reverse((self.key(next), i)));
-            }
-            heads[i] = next;
-        }
-        let end = out.at;
-        out.inner.flush()?;
-        drop(out);
         Ok(Sorted {
-            file: merged,
-            segments: segments.end(end),
+            file,
+            segments,
+            count_points,
             width: self.width,
         })
     }
 }
 
 impl Sorted {
-    /// The rows of a segment, in id order, into `rows` (emptied first).
-    pub fn read(
-        &self,
-        s: &Segment,
-        bytes: &mut Vec<u8>,
-        rows: &mut Vec<Value>,
-    ) -> std::io::Result<()> {
-        bytes.resize(s.len as usize, 0);
-        self.file.as_file().read_exact_at(bytes, s.start)?;
-        rows.clear();
-        let mut reader: &[u8] = bytes;
-        while let Some(row) = decode_row(&mut reader, self.width)? {
-            rows.extend(row);
+    /// The rows of the `n`th count point, in id order, into `bytes` (emptied first): decode
+    /// them with [`cells`].
+    pub fn read(&self, n: usize, bytes: &mut Vec<u8>) -> std::io::Result<()> {
+        bytes.clear();
+        let file: &File = self.file.as_file();
+        for s in &self.segments[self.count_points[n].1.clone()] {
+            let start = bytes.len();
+            bytes.resize(start + s.len as usize, 0);
+            file.read_exact_at(&mut bytes[start..], s.start)?;
         }
         Ok(())
     }
 }
 
-/// The segments of a file being written, a count point's rows following one another.
-#[derive(Default)]
-struct Segments {
-    done: Vec<Segment>,
-    open: Option<(i64, u64)>,
-}
-
-impl Segments {
-    fn row(&mut self, count_point: i64, at: u64) {
-        match self.open {
-            Some((open, _)) if open == count_point => {}
-            _ => {
-                self.close(at);
-                self.open = Some((count_point, at));
-            }
-        }
-    }
-
-    fn close(&mut self, at: u64) {
-        if let Some((count_point, start)) = self.open.take() {
-            let len = at - start;
-            self.done.push(Segment {
-                count_point,
-                start,
-                len,
-            });
-        }
-    }
-
-    fn end(mut self, at: u64) -> Vec<Segment> {
-        self.close(at);
-        self.done
-    }
-}
-
-/// A writer that knows how many bytes it has written (from where it started).
-struct Counting<W> {
-    inner: W,
-    at: u64,
-}
-
-impl<W: Write> Counting<W> {
-    fn new(inner: W, at: u64) -> Self {
-        Counting { inner, at }
-    }
-}
-
-impl<W: Write> Write for Counting<W> {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(data)?;
-        self.at += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-/// A row's values, each a tag and its bytes: 0 null, 1 an integer, 2 a double (8 bytes, little
-/// endian), 3 text (its length in 4 bytes, then the bytes).
-fn encode_row(out: &mut impl Write, row: &[Value]) -> std::io::Result<()> {
-    for value in row {
-        match value {
-            Value::Null => out.write_all(&[0])?,
-            Value::Int(i) => {
-                out.write_all(&[1])?;
-                out.write_all(&i.to_le_bytes())?;
-            }
-            Value::Real(f) => {
-                out.write_all(&[2])?;
-                out.write_all(&f.to_le_bytes())?;
-            }
-            Value::Text(t) => {
-                out.write_all(&[3])?;
-                out.write_all(&(t.len() as u32).to_le_bytes())?;
-                out.write_all(t.as_bytes())?;
-            }
+/// The values of rows read by [`Sorted::read`], `width` a row, onto `cells` (emptied first):
+/// borrowed from the bytes, as the Parquet encoder takes them.
+pub fn cells<'a>(
+    mut input: &'a [u8],
+    width: usize,
+    cells: &mut Vec<CellValue<'a>>,
+) -> std::io::Result<()> {
+    cells.clear();
+    while !input.is_empty() {
+        for _ in 0..width {
+            cells.push(decode(&mut input)?);
         }
     }
     Ok(())
 }
 
-/// The next row of `width` values, or none at the end.
-fn decode_row(input: &mut impl Read, width: usize) -> std::io::Result<Option<Vec<Value>>> {
-    let mut row = Vec::with_capacity(width);
-    let mut tag = [0u8; 1];
-    for i in 0..width {
-        if let Err(e) = input.read_exact(&mut tag) {
-            return match (i, e.kind()) {
-                (0, std::io::ErrorKind::UnexpectedEof) => Ok(None),
-                _ => Err(e),
-            };
+/// A row's values, each a tag and its bytes: 0 null, 1 an integer (zigzag LEB128), 2 a
+/// double (8 bytes, little endian), 3 text (its length in LEB128, then the bytes).
+fn encode_row(out: &mut Vec<u8>, row: &[Value]) {
+    for value in row {
+        match value {
+            Value::Null => out.push(0),
+            Value::Int(i) => {
+                out.push(1);
+                put_varint(out, ((i << 1) ^ (i >> 63)) as u64);
+            }
+            Value::Real(f) => {
+                out.push(2);
+                out.extend_from_slice(&f.to_le_bytes());
+            }
+            Value::Text(t) => {
+                out.push(3);
+                put_varint(out, t.len() as u64);
+                out.extend_from_slice(t.as_bytes());
+            }
         }
-        let mut eight = [0u8; 8];
-        row.push(match tag[0] {
-            0 => Value::Null,
-            1 => {
-                input.read_exact(&mut eight)?;
-                Value::Int(i64::from_le_bytes(eight))
-            }
-            2 => {
-                input.read_exact(&mut eight)?;
-                Value::Real(f64::from_le_bytes(eight))
-            }
-            _ => {
-                let mut len = [0u8; 4];
-                input.read_exact(&mut len)?;
-                let mut text = vec![0u8; u32::from_le_bytes(len) as usize];
-                input.read_exact(&mut text)?;
-                let text = String::from_utf8(text).map_err(std::io::Error::other)?;
-                Value::Text(CompactString::from(text))
-            }
-        });
     }
-    Ok(Some(row))
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn corrupt() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, "a sorted run cut short")
+}
+
+fn take<'a>(input: &mut &'a [u8], n: usize) -> std::io::Result<&'a [u8]> {
+    if input.len() < n {
+        return Err(corrupt());
+    }
+    let (head, rest) = input.split_at(n);
+    *input = rest;
+    Ok(head)
+}
+
+fn get_varint(input: &mut &[u8]) -> std::io::Result<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = take(input, 1)?[0];
+        v |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            return Ok(v);
+        }
+    }
+    Err(corrupt())
+}
+
+/// The next value.
+fn decode<'a>(input: &mut &'a [u8]) -> std::io::Result<CellValue<'a>> {
+    Ok(match take(input, 1)?[0] {
+        0 => CellValue::Null,
+        1 => {
+            let z = get_varint(input)?;
+            CellValue::Integer(((z >> 1) as i64) ^ -((z & 1) as i64))
+        }
+        2 => {
+            let eight: [u8; 8] = take(input, 8)?.try_into().map_err(|_| corrupt())?;
+            CellValue::Real(f64::from_le_bytes(eight))
+        }
+        _ => {
+            let len = get_varint(input)? as usize;
+            CellValue::Text(take(input, len)?)
+        }
+    })
 }
 
 #[cfg(test)]
@@ -311,14 +276,14 @@ mod tests {
     use super::*;
 
     /// Rows of (count point, id, text) in a scrambled order, sorted through runs of a few rows
-    /// each, come out by count point then id, each count point's rows in one segment.
+    /// each, come out by count point then id.
     #[test]
-    fn runs_merged_give_every_row_by_count_point_then_id() {
+    fn runs_give_every_row_by_count_point_then_id() {
         let dir = tempfile::tempdir().unwrap();
-        let mut spill = Spill::new(dir.path(), 3, 0, 1, 3 * 7).unwrap();
+        let mut spill = Spill::new(dir.path(), 3, 0, 1, 60).unwrap();
         let mut want = Vec::new();
-        for n in 0..100i64 {
-            let (count_point, id) = ((n * 37) % 11, (n * 53) % 100);
+        for id in 0..100i64 {
+            let count_point = (id * 37) % 11 - 5;
             let text = Value::Text(format!("row {id}").into());
             spill
                 .add(&[Value::Int(count_point), Value::Int(id), text])
@@ -330,18 +295,46 @@ mod tests {
             .unwrap();
         assert_eq!(spill.placeless, 1);
         want.sort();
-        let sorted = spill.finish(dir.path()).unwrap();
-        assert_eq!(sorted.segments.len(), 11);
-        let (mut bytes, mut rows, mut got) = (Vec::new(), Vec::new(), Vec::new());
-        for s in &sorted.segments {
-            sorted.read(s, &mut bytes, &mut rows).unwrap();
+        let sorted = spill.finish().unwrap();
+        assert_eq!(sorted.count_points.len(), 11);
+        let (mut bytes, mut got) = (Vec::new(), Vec::new());
+        for (n, (count_point, _)) in sorted.count_points.iter().enumerate() {
+            sorted.read(n, &mut bytes).unwrap();
+            let mut rows = Vec::new();
+            cells(&bytes, 3, &mut rows).unwrap();
             for row in rows.chunks_exact(3) {
-                assert_eq!(row[0].as_int(), Some(s.count_point));
-                let id = row[1].as_int().unwrap();
-                assert_eq!(row[2], Value::Text(format!("row {id}").into()));
-                got.push((s.count_point, id));
+                let [CellValue::Integer(cp), CellValue::Integer(id), CellValue::Text(text)] = row
+                else {
+                    panic!("{row:?}");
+                };
+                assert_eq!(cp, count_point);
+                assert_eq!(*text, format!("row {id}").as_bytes());
+                got.push((*count_point, *id));
             }
         }
         assert_eq!(got, want);
+    }
+
+    /// Every kind of value comes back as it went in, extreme integers included.
+    #[test]
+    fn values_round_trip() {
+        let row = [
+            Value::Int(i64::MIN),
+            Value::Int(i64::MAX),
+            Value::Int(-1),
+            Value::Int(0),
+            Value::Real(-0.5),
+            Value::Null,
+            Value::Text("é".repeat(100).into()),
+        ];
+        let mut bytes = Vec::new();
+        encode_row(&mut bytes, &row);
+        let mut back = Vec::new();
+        cells(&bytes, row.len(), &mut back).unwrap();
+        let back = format!("{back:?}");
+        let want = "[Integer(-9223372036854775808), Integer(9223372036854775807), Integer(-1), \
+                    Integer(0), Real(-0.5), Null, Text(";
+        assert!(back.starts_with(want), "{back}");
+        assert!(cells(&bytes[..bytes.len() - 1], row.len(), &mut Vec::new()).is_err());
     }
 }

@@ -15,10 +15,9 @@ use roadtraffic_catalog::places::{Places, PLACE_KEY};
 use roadtraffic_catalog::Dataset;
 use roadtraffic_downloads::order::{self, file_order, position};
 use roadtraffic_downloads::parquet::Encoder;
-use roadtraffic_downloads::{AreaNames, CellValue, DownloadError, FileLayout};
+use roadtraffic_downloads::{AreaNames, DownloadError, FileLayout};
 
-use super::spill::Sorted;
-use crate::value::Value;
+use super::spill::{self, Sorted};
 
 /// A file written into the staging folder: its path under `/downloads/`, where it is, and the
 /// hexadecimal SHA-256 of its bytes.
@@ -77,15 +76,6 @@ fn layout(d: &Dataset) -> Option<(FileLayout, String)> {
     Some((FileLayout::national(d, national), key))
 }
 
-fn cell_value(value: &Value) -> CellValue<'_> {
-    match value {
-        Value::Null => CellValue::Null,
-        Value::Int(i) => CellValue::Integer(*i),
-        Value::Real(f) => CellValue::Real(*f),
-        Value::Text(t) => CellValue::Text(t.as_bytes()),
-    }
-}
-
 /// A dataset's national Parquet file from its rows sorted by count point: the count points
 /// in file order (`positions`: each one's place on the curve).
 pub fn from_sorted(
@@ -101,20 +91,22 @@ pub fn from_sorted(
     let stored_at: Vec<usize> = (d.stored_columns())
         .map(|c| d.position(c.name).unwrap_or(usize::MAX))
         .collect();
-    let mut keyed: Vec<(u64, i64, usize)> = (sorted.segments.iter().enumerate())
-        .map(|(i, s)| (position(positions, s.count_point), s.count_point, i))
+    let mut keyed: Vec<(u64, i64, usize)> = (sorted.count_points.iter().enumerate())
+        .map(|(n, (count_point, _))| (position(positions, *count_point), *count_point, n))
         .collect();
     keyed.sort_unstable();
-    let at: HashMap<i64, usize> = keyed.iter().map(|(_, cp, i)| (*cp, *i)).collect();
+    let at: HashMap<i64, usize> = keyed.iter().map(|(_, cp, n)| (*cp, *n)).collect();
     let ids = file_order(keyed.into_iter().map(|(_, cp, _)| cp).collect());
     let mut out = Out::create(dir, key)?;
     let mut encoder = Encoder::open(&layout, &[])?;
-    let (mut bytes, mut read, mut rows) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut bytes, mut read) = (Vec::new(), Vec::new());
     for id in ids {
-        sorted.read(&sorted.segments[at[&id]], &mut read, &mut rows)?;
+        sorted.read(at[&id], &mut read)?;
+        let mut rows = Vec::new();
+        spill::cells(&read, sorted.width, &mut rows)?;
         for row in rows.chunks_exact(sorted.width) {
             for cell in &layout.cells {
-                let stored = |at: usize| Ok::<_, Infallible>(cell_value(&row[stored_at[at]]));
+                let stored = |at: usize| Ok::<_, Infallible>(row[stored_at[at]]);
                 let Ok(value) = cell.value(stored, areas);
                 encoder.push(value)?;
             }
