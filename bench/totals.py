@@ -3,13 +3,16 @@
 GROUP BY run by SQLite over the table as the CSV gives it (a full scan), and against
 Datasette's facets over the same file, side by side in one run (issue 26).
 
-    bench/totals.py DB CSV_DIR [SERVE_BIN_DIR]     (ROUNDS=20; SCAN_ROUNDS=3)
+    bench/totals.py DB CSV_DIR [SERVE_BIN_DIR]     (ROUNDS=20; SCAN_ROUNDS=3; ONLY=text)
 
 - DB: a file loaded by `roadtraffic-load` (the full-size synthetic release: `$BENCH_DATA/full-26.db`).
 - CSV_DIR: the CSV files it was loaded from. Their raw counts and AADF are imported once into
   `DB.csv-flat` (`sqlite3 .import`, columns typed as the header reads: what a user who
   downloads the CSV and opens it in SQLite has), and each question's GROUP BY is run there.
 - SERVE_BIN_DIR: where `roadtraffic-serve` is (default `target/release`).
+
+ONLY asks only the questions whose name holds that text (e.g. "one local authority");
+SCAN_ROUNDS=0 leaves out the scans (and the import they need) and Datasette.
 
 The server runs with `--response-cache-mb 0`, so every answer is computed. Each question is
 asked ROUNDS times (median milliseconds, client side, keep-alive); each scan SCAN_ROUNDS times
@@ -31,6 +34,7 @@ import urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("ROUNDS", "20"))
+ONLY = os.environ.get("ONLY", "")
 SCAN_ROUNDS = int(os.environ.get("SCAN_ROUNDS", "3"))
 
 # (name, API path and query, flat table, GROUP BY over it, Datasette table and facet or None)
@@ -66,6 +70,10 @@ QUESTIONS = [
      "/api/raw-counts/summary?group_by=hour&sum=all_motor_vehicles&filter[local_authority_id]={la}",
      "raw", "SELECT hour, count(*), sum(all_motor_vehicles) FROM raw WHERE local_authority_id = {la} "
      "GROUP BY hour ORDER BY hour", None),
+    ("raw counts of one local authority: sum(all_motor_vehicles) by year and hour",
+     "/api/raw-counts/summary?group_by=year,hour&sum=all_motor_vehicles&filter[local_authority_id]={la}",
+     "raw", "SELECT year, hour, count(*), sum(all_motor_vehicles) FROM raw "
+     "WHERE local_authority_id = {la} GROUP BY 1, 2 ORDER BY 1, 2", None),
     ("count points by local authority", "/api/count-points/summary?group_by=local_authority_id",
      None, None, ("count_points", "local_authority_id")),
 ]
@@ -203,7 +211,8 @@ def main():
     db, csv_dir = sys.argv[1], sys.argv[2]
     bin_dir = sys.argv[3] if len(sys.argv) > 3 else os.path.join(ROOT, "target", "release")
     la = busiest_authority(db)
-    flat = sqlite3.connect(flat_db(db, csv_dir))
+    questions = [q for q in QUESTIONS if ONLY in q[0]]
+    flat = sqlite3.connect(flat_db(db, csv_dir)) if SCAN_ROUNDS else None
     port = free_port()
     proc = subprocess.Popen([os.path.join(bin_dir, "roadtraffic-serve"), "--db", db, "--bind",
                              f"127.0.0.1:{port}", "--response-cache-mb", "0"],
@@ -211,12 +220,12 @@ def main():
     try:
         wait_for(port, "/readyz", proc)
         rows = [(name, ours(port, quoted(path.format(la=la))),
-                 scan(flat, sql.format(la=la)) if sql else None, ds)
-                for name, path, _, sql, ds in QUESTIONS]
+                 scan(flat, sql.format(la=la)) if sql and flat else None, ds)
+                for name, path, _, sql, ds in questions]
     finally:
         proc.terminate()
         proc.wait()
-    anchors = datasette(db, [ds for *_, ds in rows if ds])
+    anchors = datasette(db, [ds for *_, ds in rows if ds]) if flat else {}
     print(f"local authority {la} (the most raw counts); ROUNDS={ROUNDS}, SCAN_ROUNDS={SCAN_ROUNDS}\n")
     print("| question | mirror, ms | SQLite GROUP BY over the CSV's table, ms | faster | Datasette facet, ms |")
     print("|---|---:|---:|---:|---|")
