@@ -214,7 +214,7 @@ fn sort_batch(
         let (Some(key), Some(id)) = (position(PLACE_KEY), position("id")) else {
             return Ok(());
         };
-        let budget = spill::BUFFER_BYTES;
+        let budget = spill::buffer_bytes();
         spills.push((d, Spill::new(spill_dir, width, key, id, budget)?));
     }
     match spills.last_mut() {

@@ -24,6 +24,15 @@ use crate::value::Value;
 /// a count point on grouped input, and the load's memory is bounded (BENCHMARKS.md).
 pub const BUFFER_BYTES: usize = 8 << 20;
 
+/// [`BUFFER_BYTES`], or `ROADTRAFFIC_SPILL_BYTES` when set: a test's way to make a small input
+/// span many runs (scattered input read back in pieces), not a setting to tune.
+pub fn buffer_bytes() -> usize {
+    let set = std::env::var("ROADTRAFFIC_SPILL_BYTES").ok();
+    set.and_then(|v| v.parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .unwrap_or(BUFFER_BYTES)
+}
+
 /// A count point's rows in one run: its id, and their bytes' start and length in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Segment {

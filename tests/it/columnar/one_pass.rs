@@ -42,6 +42,46 @@ fn the_load_writes_every_national_parquet_file_that_the_server_serves_as_written
     let dir = scratch_dir();
     let db = dir.join("one-pass.db");
     load_ok(&db, &["--quiet"], &[&repo_path("data/sample")]);
+    served_as_written_and_as_the_server_writes(&dir, &db);
+}
+
+/// Rows that come scattered (each count point's here and there in the file), sorted through
+/// runs of 4 KiB: a count point's rows are read back from many runs, and the files are still
+/// the server's bytes.
+#[test]
+fn scattered_rows_sorted_through_many_runs_make_the_same_files() {
+    let dir = scratch_dir();
+    let input = dir.join("scattered");
+    std::fs::create_dir_all(&input).unwrap();
+    for entry in std::fs::read_dir(repo_path("data/sample"))
+        .unwrap()
+        .flatten()
+    {
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        // Every 7th row, from each of 7 starting rows in turn: a fixed scattering.
+        let rows = lines.split_off(1);
+        lines.extend((0..7).flat_map(|k| rows.iter().skip(k).step_by(7).copied()));
+        std::fs::write(input.join(entry.file_name()), lines.join("\n") + "\n").unwrap();
+    }
+    let db = dir.join("scattered.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_roadtraffic-load"))
+        .env("ROADTRAFFIC_SPILL_BYTES", "4096")
+        .args(["--quiet", "--db"])
+        .args([&db, &input])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    served_as_written_and_as_the_server_writes(&dir, &db);
+}
+
+/// The national files a load left beside `db`: each with its tag, served as written by a
+/// server of `db`, and byte for byte what a server writes of them from SQLite.
+fn served_as_written_and_as_the_server_writes(dir: &Path, db: &Path) {
     let mut root = db.as_os_str().to_owned();
     root.push(".downloads");
     let folder = release_folder(Path::new(&root));
@@ -53,7 +93,7 @@ fn the_load_writes_every_national_parquet_file_that_the_server_serves_as_written
         .map(|name| std::fs::read(folder.join(name)).unwrap())
         .collect();
     // Served as written: the very bytes, with the tag the load gave them.
-    let server = serve(&db, &["--lazy-downloads"]);
+    let server = serve(db, &["--lazy-downloads"]);
     for (name, bytes) in NATIONAL.iter().zip(&written) {
         let reply = get(&server, &format!("/downloads/{name}"));
         assert_eq!(reply.status, 200, "{name}");
@@ -64,7 +104,7 @@ fn the_load_writes_every_national_parquet_file_that_the_server_serves_as_written
     // The server's own writing of them from SQLite (another downloads folder), for comparison.
     let own = dir.join("written-by-the-server");
     let own_arg = own.display().to_string();
-    let writer = serve(&db, &["--lazy-downloads", "--downloads-dir", &own_arg]);
+    let writer = serve(db, &["--lazy-downloads", "--downloads-dir", &own_arg]);
     let Some(python) = python_with("pyarrow", "pip install pyarrow") else {
         return;
     };
