@@ -93,6 +93,14 @@ pub fn load(db: &Path, args: &[&str], inputs: &[&Path]) -> LoadRun {
     }
 }
 
+/// What a command wrote on stdout, once it succeeded (else its stderr, failing the test).
+pub fn stdout_of(command: &mut Command) -> Vec<u8> {
+    let out = command.output().expect("run the command");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{command:?} failed:\n{stderr}");
+    out.stdout
+}
+
 pub fn load_ok(db: &Path, args: &[&str], inputs: &[&Path]) -> String {
     let run = load(db, args, inputs);
     assert!(run.ok, "load failed:\n{}", run.stderr);

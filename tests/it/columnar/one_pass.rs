@@ -65,16 +65,11 @@ fn scattered_rows_sorted_through_many_runs_make_the_same_files() {
         std::fs::write(input.join(entry.file_name()), lines.join("\n") + "\n").unwrap();
     }
     let db = dir.join("scattered.db");
-    let out = Command::new(env!("CARGO_BIN_EXE_roadtraffic-load"))
-        .env("ROADTRAFFIC_SPILL_BYTES", "4096")
-        .args(["--quiet", "--db"])
-        .args([&db, &input])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    stdout_of(
+        Command::new(env!("CARGO_BIN_EXE_roadtraffic-load"))
+            .env("ROADTRAFFIC_SPILL_BYTES", "4096")
+            .args(["--quiet", "--db"])
+            .args([&db, &input]),
     );
     served_as_written_and_as_the_server_writes(&dir, &db);
 }
@@ -114,17 +109,12 @@ fn served_as_written_and_as_the_server_writes(dir: &Path, db: &Path) {
         let theirs = dir.join(format!("server-{name}"));
         std::fs::write(&theirs, &reply.body).unwrap();
         let ours = folder.join(name);
-        let out = Command::new(&python)
-            .args(["-c", SAME_DATA])
-            .args([&ours, &theirs])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = stdout_of(
+            Command::new(&python)
+                .args(["-c", SAME_DATA])
+                .args([&ours, &theirs]),
         );
-        let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let got: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(got["equal"], true, "{name}: {got}");
         assert_eq!(got["same_geo"], true, "{name}: {got}");
         assert_eq!(got["same_schema"], true, "{name}: {got}");
