@@ -494,6 +494,9 @@ fn count_all(
                 }
             }
             ToCounter::Done { table, reply } => {
+                if let Some(national) = &national {
+                    national.finished(table);
+                }
                 let at = tallies.iter().position(|(t, _)| *t == table.table);
                 let _ = reply.send(at.map(|i| tallies.swap_remove(i).1));
             }

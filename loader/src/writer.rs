@@ -138,20 +138,35 @@ fn insert_all<'v>(
     Ok(())
 }
 
-/// What a table's final rows make: its indexes, its tables of totals (from its tallies, if
-/// they were kept as its rows were written), and its own values if it keeps them.
+/// What a table's final rows make: its tables of totals (from its tallies, if they were kept
+/// as its rows were written), its indexes, and its own values if it keeps them. Tallies are
+/// written first, so that their memory is given back before the index sorts take theirs (the
+/// load's peak); totals summed by SQL come after the indexes.
 fn complete(conn: &Connection, d: &Dataset, tallies: Option<Tallies>) -> Result<(), LoadError> {
+    let by_sql = tallies.is_none();
+    if let Some(tallies) = tallies {
+        write_totals(conn, d, |conn| tallies.write(conn, d))?;
+    }
     let started = Instant::now();
     for ddl in schema::create_indexes(d) {
         conn.execute_batch(&ddl)?;
     }
     let seconds = started.elapsed().as_secs_f64();
     log::info!("indexes of {}: {seconds:.1} s", d.table);
-    let started = Instant::now();
-    match tallies {
-        Some(tallies) => tallies.write(conn, d)?,
-        None => totals::fill_by_sql(conn, d)?,
+    if by_sql {
+        write_totals(conn, d, |conn| totals::fill_by_sql(conn, d))?;
     }
+    rendered::write_own_values(conn, d)
+}
+
+/// Fills a table's tables of totals with `fill`, then indexes them.
+fn write_totals(
+    conn: &Connection,
+    d: &Dataset,
+    fill: impl FnOnce(&Connection) -> Result<(), LoadError>,
+) -> Result<(), LoadError> {
+    let started = Instant::now();
+    fill(conn)?;
     for (table, rollup) in d.rollup_tables() {
         for ddl in schema::create_rollup_indexes(d, &table, rollup) {
             conn.execute_batch(&ddl)?;
@@ -161,7 +176,7 @@ fn complete(conn: &Connection, d: &Dataset, tallies: Option<Tallies>) -> Result<
         let seconds = started.elapsed().as_secs_f64();
         log::info!("totals of {}: {seconds:.2} s", d.table);
     }
-    rendered::write_own_values(conn, d)
+    Ok(())
 }
 
 /// The SQLite thread's work: everything it receives, in one transaction.

@@ -50,13 +50,20 @@ struct Batch {
     spare: SyncSender<Vec<Value>>,
 }
 
+/// What the national thread is sent as rows are read.
+enum ToNational {
+    Rows(Batch),
+    /// Every row of the table was sent: its sort lets go of its buffer.
+    Finished(&'static Dataset),
+}
+
 /// Every row is in: the count points' curve positions, and the areas' names.
 type Placed = (HashMap<i64, u64>, AreaNames);
 
 /// The link to the national thread, held by the thread that last handles each batch of rows
 /// (it adds them up for the tables of totals): batches go on to it instead of being copied.
 #[derive(Clone)]
-pub struct Feed(SyncSender<Batch>);
+pub struct Feed(SyncSender<ToNational>);
 
 impl Feed {
     /// Hands over a batch of rows once inserted: to the national thread, if a national file is
@@ -70,17 +77,28 @@ impl Feed {
     ) {
         if streamed(table) {
             let spare = spare.clone();
-            match self.0.send(Batch {
+            let batch = Batch {
                 table,
                 values,
                 spare,
-            }) {
+            };
+            match self.0.send(ToNational::Rows(batch)) {
                 Ok(()) => return,
-                Err(back) => values = back.0.values,
+                Err(back) => match back.0 {
+                    ToNational::Rows(batch) => values = batch.values,
+                    ToNational::Finished(_) => return,
+                },
             }
         }
         values.clear();
         let _ = spare.send(values);
+    }
+
+    /// Every row of `table` was handed over.
+    pub fn finished(&self, table: &'static Dataset) {
+        if streamed(table) {
+            let _ = self.0.send(ToNational::Finished(table));
+        }
     }
 }
 
@@ -175,22 +193,25 @@ impl Drop for National {
 /// The national thread: sorts the streamed rows as they come, then, once every batch is in
 /// and the places are known, writes their files.
 fn sort_and_write(
-    rx: &Receiver<Batch>,
+    rx: &Receiver<ToNational>,
     placed: &Receiver<Placed>,
     spill_dir: &Path,
     dir: &Path,
 ) -> Result<Vec<Staged>, DownloadError> {
     let mut spills: Vec<(&'static Dataset, Spill)> = Vec::new();
-    for Batch {
-        table,
-        mut values,
-        spare,
-    } in rx
-    {
-        let added = sort_batch(&mut spills, table, &values, spill_dir);
-        values.clear();
-        let _ = spare.send(values);
-        added?;
+    for message in rx {
+        match message {
+            ToNational::Rows(mut batch) => {
+                let added = sort_batch(&mut spills, batch.table, &batch.values, spill_dir);
+                batch.values.clear();
+                let _ = batch.spare.send(batch.values);
+                added?;
+            }
+            ToNational::Finished(d) => match spills.last_mut() {
+                Some((s, spill)) if std::ptr::eq(*s, d) => spill.release()?,
+                _ => {}
+            },
+        }
     }
     match placed.recv() {
         Ok((positions, areas)) => write_sorted(spills, dir, &positions, &areas),
