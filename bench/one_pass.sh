@@ -5,7 +5,9 @@
 # alternating rounds with a warm page cache.
 #
 #   BEFORE=/path/to/older/roadtraffic-load bench/one_pass.sh DATA_DIR   (ROUNDS=2, OUT_DIR,
-#   BEFORE_SERVE=its roadtraffic-serve, needed when the schema changed between the two)
+#   BEFORE_SERVE=its roadtraffic-serve, needed when the schema changed between the two;
+#   NO_TOTALS=a roadtraffic-load of this build with every dataset's `rollups` emptied in the
+#   catalogue, to show the share of the load the tables of totals take)
 #
 # Build first: cargo build --release --bins (the server is this build's: its writer is the
 # one the older server had, moved into the downloads crate).
@@ -62,6 +64,10 @@ for r in $(seq "$ROUNDS"); do
     timed ours "$WORK/load" --quiet --db "$WORK/db/ours.db" "$DATA"
     ready=$(find "$WORK/db/ours.db.downloads" -name '*.parquet' | wc -l)
     echo "# round $r: $ready national Parquet files ready when the load ended"
+    if [ -n "${NO_TOTALS:-}" ]; then
+        rm -rf "$WORK/db"; mkdir -p "$WORK/db"
+        timed no_totals "$NO_TOTALS" --quiet --db "$WORK/db/nt.db" "$DATA"
+    fi
 done
 rm -rf "$WORK/db"
 
@@ -74,6 +80,7 @@ awk '
     $1 == "before" { e[++ne] = $2; if ($3 > ep) ep = $3 }
     $1 == "server_write" { w[++nw] = $2 }
     $1 == "ours" { o[++no] = $2; if ($3 > op) op = $3 }
+    $1 == "no_totals" { t[++nt] = $2; if ($3 > tp) tp = $3 }
     END {
         for (i = 1; i <= no; i++) { ro[i] = o[i] / b[i]; re[i] = (e[i] + w[i]) / b[i] }
         printf "\n| | median s | peak RSS | / .import |\n|---|---|---|---|\n"
@@ -81,4 +88,5 @@ awk '
         printf "| before: load | %.2f | %.0f MB | |\n", median(e, ne), ep / 1024
         printf "| before: + the server writing the national Parquet files | %.2f | | %.2f |\n", median(e, ne) + median(w, nw), median(re, ne)
         printf "| one pass: load writing them | %.2f | %.0f MB | %.2f |\n", median(o, no), op / 1024, median(ro, no)
+        if (nt) printf "| one pass without the tables of totals | %.2f | %.0f MB | (totals: %.1f%% of the load) |\n", median(t, nt), tp / 1024, 100 * (median(o, no) - median(t, nt)) / median(o, no)
     }' "$WORK/results"
