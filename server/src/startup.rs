@@ -37,6 +37,7 @@ pub fn bind(config: Config) -> std::io::Result<Running> {
     let settings = Settings {
         connections,
         cache_kib: config.cache_kib_per_connection(),
+        mmap_bytes: config.mmap_bytes(),
         metrics: metrics.db.clone(),
         min_idle: None,
     };

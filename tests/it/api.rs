@@ -958,3 +958,28 @@ fn rate_limit_headers_on_every_response() {
     assert_eq!(limited.header("x-ratelimit-limit"), Some("2"));
     assert_eq!(limited.header("x-ratelimit-remaining"), Some("0"));
 }
+
+/// An unfiltered page of raw counts is read from their own values alone (an id range of that
+/// table), which the loader writes for every row: in a file missing one, the page that should
+/// hold it answers 500, never a page short of a record, and the other pages are whole.
+#[test]
+fn a_page_missing_an_own_value_is_an_error_not_a_short_page() {
+    let db = scratch_dir().join("holed.db");
+    std::fs::copy(sample_db(), &db).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let holed = "DELETE FROM raw_counts_own_values WHERE id = 3";
+    assert_eq!(conn.execute(holed, []).unwrap(), 1);
+    drop(conn);
+    let server = serve(&db, &["--response-cache-mb", "0"]);
+    let page = |n: i64| {
+        get(
+            &server,
+            &format!("/api/raw-counts?page%5Bsize%5D=5&page%5Bnumber%5D={n}"),
+        )
+    };
+    assert_eq!(page(1).status, 500);
+    let whole = page(2);
+    assert_eq!(whole.status, 200);
+    assert_eq!(whole.json()["data"].as_array().unwrap().len(), 5);
+    assert_eq!(whole.json()["data"][0]["id"], 6);
+}

@@ -194,6 +194,10 @@ pub fn write_rows(
             written += 1;
             body.flush_if_full()?;
         }
+        if query.exactly.is_some_and(|rows| rows != written as i64) {
+            let why = format!("{written} rows read of {:?}: {}", query.exactly, query.sql);
+            return Err(ApiError::internal(why));
+        }
     }
     writer.close(&mut body.buf, &found, written)
 }

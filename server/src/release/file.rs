@@ -63,6 +63,10 @@ pub struct Settings {
     pub connections: u32,
     /// SQLite's page cache, per connection, in KiB.
     pub cache_kib: u64,
+    /// How much of each file SQLite reads through a memory map, in bytes (0: all by `pread`).
+    /// A cold page reads tens of pages that the page cache cannot hold; through the map they
+    /// are not copied into it, nor asked for one system call each.
+    pub mmap_bytes: u64,
     pub metrics: Arc<DbMetrics>,
     /// Connections opened at once and kept open; all of them when `None`.
     pub min_idle: Option<u32>,
@@ -151,8 +155,8 @@ impl Release {
         let uri = uris[0].clone();
         let attach = attach_sql(&uris[1..]);
         let init = format!(
-            "PRAGMA query_only = ON; PRAGMA cache_size = -{}; PRAGMA mmap_size = 0;{attach}",
-            settings.cache_kib
+            "PRAGMA query_only = ON; PRAGMA cache_size = -{}; PRAGMA mmap_size = {};{attach}",
+            settings.cache_kib, settings.mmap_bytes
         );
         // One connection checks the file before the pool is built: a pool would retry a file
         // that is not SQLite for its whole connection timeout before giving up.

@@ -32,6 +32,9 @@ use crate::spatial::{Area, Crs};
 pub struct RowQuery {
     pub sql: String,
     pub args: Vec<SqlValue>,
+    /// The rows the query must read, when the paging knows it: fewer, and the file is not
+    /// what its row counts said (a record missing from a table read in place of the rows).
+    pub exactly: Option<i64>,
 }
 
 impl RowQuery {
@@ -40,6 +43,7 @@ impl RowQuery {
         RowQuery {
             sql: sql.rows(&format!("{} ORDER BY {}", sql.where_sql(&[]), sql.order)),
             args: sql.args.clone(),
+            exactly: None,
         }
     }
 }
@@ -125,7 +129,7 @@ impl Pager<'_> {
             }
             Some(set) if !sql.joined && set.runs.is_some() => rows_of_ids(sql, window, &set),
             Some(set) => self.seek_checkpoint(window, sql, &set),
-            None if dense => id_range(window, sql),
+            None if dense => id_range(window, sql, rows),
             None => offset_page(window, sql),
         };
         Ok((total, Some(query)))
@@ -166,6 +170,7 @@ impl Pager<'_> {
                 sql.order, window.size
             )),
             args: vec![ids_as_json(&ids)],
+            exactly: None,
         };
         Ok(Some((total, Some(query))))
     }
@@ -225,6 +230,7 @@ impl Pager<'_> {
                 offset % CHECKPOINT_EVERY
             )),
             args,
+            exactly: None,
         }
     }
 
@@ -301,6 +307,7 @@ impl Pager<'_> {
                 window.size
             )),
             args,
+            exactly: None,
         })
     }
 
@@ -362,6 +369,7 @@ fn rows_of_runs(sql: &Sql, window: Window, (firsts, low, high): (Vec<i64>, i64, 
             SqlValue::Integer(low),
             SqlValue::Integer(high),
         ],
+        exactly: None,
     }
 }
 
@@ -431,6 +439,7 @@ fn rows_of_ids(sql: &Sql, window: Window, set: &FilterSet) -> RowQuery {
             sql.id_order, window.size
         )),
         args: vec![ids_as_json(&ids)],
+        exactly: None,
     }
 }
 
@@ -481,14 +490,15 @@ fn learn_from_rows(
 }
 
 /// Ids are 1..N in file order: page N is an id range, as fast at any depth.
-fn id_range(window: Window, sql: &Sql) -> RowQuery {
+fn id_range(window: Window, sql: &Sql, rows: i64) -> RowQuery {
     let first = window.offset + 1;
     RowQuery {
-        sql: sql.rows(" WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id"),
+        sql: sql.id_range(),
         args: vec![
             SqlValue::Integer(first),
             SqlValue::Integer(first.saturating_add(window.size - 1)),
         ],
+        exactly: Some(window.size.min(rows - window.offset)),
     }
 }
 
@@ -504,5 +514,6 @@ fn offset_page(window: Window, sql: &Sql) -> RowQuery {
             window.offset
         )),
         args: sql.args.clone(),
+        exactly: None,
     }
 }

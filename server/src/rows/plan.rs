@@ -71,6 +71,22 @@ impl Sql {
         }
     }
 
+    /// The statement that reads the rows of ids `?1` to `?2` in id order, unfiltered. With a
+    /// table joined (own values, rendered records: a row for each row, under its id), the range
+    /// is read from that table alone: one seek, then its rows in order, rather than each row of
+    /// the dataset (a cold page's 250 rows, whose columns are not read) and a seek in the joined
+    /// table for each. The caller checks that the range gave every row (`RowQuery::exactly`).
+    pub fn id_range(&self) -> String {
+        match &self.then_join {
+            Some(j) if self.terms.is_empty() && self.extras.is_empty() && !self.joined => format!(
+                "SELECT {} FROM {} j WHERE j.id BETWEEN ?1 AND ?2 ORDER BY j.id",
+                j.select("j"),
+                j.table
+            ),
+            _ => self.rows(" WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id"),
+        }
+    }
+
     /// The statement that reads the page of rows `rest` picks (WHERE, ORDER BY, then LIMIT and
     /// OFFSET), in that order, joined to `then_join` once chosen: the rows skipped to reach the
     /// page are never looked up in it (which, on a sorted page deep in the raw counts, is
@@ -383,5 +399,51 @@ fn id_order(joined: bool, desc: bool) -> String {
         format!("u.first_id{dir}, r.id{dir}")
     } else {
         format!("r.id{dir}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sql(terms: &[&str], then_join: Option<ThenJoin>) -> Sql {
+        Sql {
+            select: "r.id".into(),
+            from: "raw_counts r".into(),
+            terms: terms.iter().map(|t| t.to_string()).collect(),
+            args: Vec::new(),
+            order: "r.id".into(),
+            id_order: "r.id".into(),
+            joined: false,
+            then_join,
+            extras: Vec::new(),
+        }
+    }
+
+    fn own_values() -> Option<ThenJoin> {
+        Some(ThenJoin {
+            table: "raw_counts_own_values".into(),
+            column: "json",
+            with_id: true,
+        })
+    }
+
+    /// An unfiltered id range is read from the joined table alone, which has a row for each
+    /// row; anything that narrows the rows reads them, then their joined rows.
+    #[test]
+    fn an_id_range_reads_the_joined_table_alone_when_nothing_else_is_asked() {
+        assert_eq!(
+            sql(&[], own_values()).id_range(),
+            "SELECT j.id, j.json FROM raw_counts_own_values j WHERE j.id BETWEEN ?1 AND ?2 ORDER BY j.id"
+        );
+        let filtered = sql(&["r.hour = ?"], own_values()).id_range();
+        assert!(filtered.starts_with("SELECT r.id, j.json FROM raw_counts r LEFT JOIN"));
+        let mut near = sql(&[], own_values());
+        near.extras.push("d".into());
+        assert!(near.id_range().contains("FROM raw_counts r LEFT JOIN"));
+        assert_eq!(
+            sql(&[], None).id_range(),
+            "SELECT r.id FROM raw_counts r WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id"
+        );
     }
 }
