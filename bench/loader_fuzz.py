@@ -520,7 +520,7 @@ def zips():
     yield "bomb-raw-unreadable-row-1GiB", bomb_bad_rows
 
     def bomb_nul(d, rng):
-        zip_streamed(os.path.join(d, "bomb.zip"), RAW, [b"\0" * MB] * 2048)
+        zip_streamed(os.path.join(d, "bomb.zip"), RAW, [b"\0" * MB] * 2048, force_zip64=True)
 
     yield "bomb-nul-2GiB", bomb_nul
 
@@ -888,13 +888,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--loader", default="/work/bench-data/fuzz/roadtraffic-load")
     ap.add_argument("--cases", default="/work/bench-data/fuzz/cases")
-    ap.add_argument("--only", help="run the cases whose name contains this")
+    ap.add_argument("--only", help="run the cases whose name this regular expression finds")
     ap.add_argument("--keep", action="store_true", help="keep each case's folder after its run")
     ap.add_argument("--list", action="store_true", help="list the cases and run nothing")
     ap.add_argument("--json", help="write every case's result here")
     opts = ap.parse_args()
 
-    cases = [c for c in CASES if not opts.only or opts.only in c[1]]
+    cases = [c for c in CASES if not opts.only or re.search(opts.only, c[1])]
     if opts.list:
         for fam, name, _ in cases:
             print(name)
@@ -910,9 +910,12 @@ def main():
         os.makedirs(case_dir)
         os.makedirs(out_dir)
         rng = random.Random(int(hashlib.sha256(name.encode()).hexdigest()[:16], 16))
-        args = build(case_dir, rng)
-        if args is not None and not isinstance(args, list):
-            args = None
+        try:
+            args = build(case_dir, rng)
+        except Exception as e:  # a case this script cannot build is reported, not fatal
+            print(f"[{i + 1}/{len(cases)}] {name}: not built: {e}", flush=True)
+            shutil.rmtree(os.path.join(opts.cases, slug), ignore_errors=True)
+            continue
         r = run_case(opts.loader, case_dir, out_dir, args)
         r.update(case=name, family=fam)
         r["bad"] = verdict(r)
