@@ -235,6 +235,8 @@ fn read_all(
     gathered: &mut Gathered,
 ) -> Result<(), LoadError> {
     let progress = report::Progress::new(opts.progress, sources.iter().map(|s| s.size).sum());
+    // The batch buffer left empty by a table's loader goes to the next one's.
+    let mut buffer = Vec::new();
     for dataset in catalog::published() {
         let mine: Vec<&input::InputSource> = sources
             .iter()
@@ -243,7 +245,7 @@ fn read_all(
             .map(|(s, _)| s)
             .collect();
         let bytes = mine.iter().map(|s| s.size).sum();
-        let mut table = TableLoader::new(dataset, opts, bytes);
+        let mut table = TableLoader::new(dataset, opts, bytes).with_buffer(buffer);
         let mut sinks = rows::Sinks {
             link,
             progress: &progress,
@@ -255,6 +257,7 @@ fn read_all(
         for source in mine {
             table.load_source(source, &mut sinks)?;
         }
+        buffer = table.take_buffer();
         gathered
             .duplicate_places
             .extend(table.finish(link, &mut gathered.report)?);

@@ -366,6 +366,22 @@ impl TableLoader {
         Ok(())
     }
 
+    /// Gives this loader the batch buffer the loader of the table before ended with.
+    pub fn with_buffer(mut self, buffer: Vec<Value>) -> Self {
+        debug_assert!(buffer.is_empty());
+        self.batch = buffer;
+        self
+    }
+
+    /// The batch buffer this loader holds, empty, once its last rows were flushed: it holds one
+    /// while the rows since the last flush were all refused (every row, once the load is bound
+    /// to fail), and one of the few buffers dropped with each table would leave the reader
+    /// waiting for ever for a buffer (seven tables after an early refusal did).
+    pub fn take_buffer(&mut self) -> Vec<Value> {
+        debug_assert!(self.batch.is_empty());
+        std::mem::take(&mut self.batch)
+    }
+
     /// Sends the last run, counts the rows, and hands over what is needed to name the first
     /// places of duplicates, if there were any.
     pub fn finish(

@@ -340,3 +340,22 @@ fn messages_are_short_plain_and_capped() {
         assert!(!run.stderr.contains(debug), "{debug} in:\n{}", run.stderr);
     }
 }
+
+/// The first row of the first table read refused, with every table of the sample beside it:
+/// from then on no row is kept (the load is bound to fail), and each table's loader ended
+/// holding an empty batch buffer, dropped with it; the seventh table waited for ever for one
+/// of the six. Refused at once, naming the row.
+#[test]
+fn a_refused_first_row_leaves_every_table_a_batch_buffer() {
+    let s = Sandbox::new().with_sample();
+    let text = sample_file(RAW);
+    let second = text.split(|&b| b == b'\n').nth(1).unwrap();
+    let cut = second.iter().rposition(|&b| b == b',').unwrap();
+    s.write(RAW, on_line(&text, 2, second, &second[..cut]));
+    s.load(&[], &[])
+        .refused(&[
+            &format!("{RAW}:2: expected 35 fields as in the header, found 34"),
+            "load refused: 1 unreadable row(s)",
+        ])
+        .quick();
+}
