@@ -321,28 +321,40 @@ pub fn with_reader<T>(
     }
 }
 
+/// Which file a path held when it was opened: its device, inode, length and modification time.
+type FileIdentity = (u64, u64, u64, i64, i64);
+
+fn identity(file: &File) -> Option<FileIdentity> {
+    use std::os::unix::fs::MetadataExt;
+    let m = file.metadata().ok()?;
+    Some((m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
+}
+
 thread_local! {
     /// The archive whose member was read last, parsed once for all its members: a zip of
     /// 10,000 members parsed its central directory again for each member, twice (34 s).
-    static LAST_ARCHIVE: RefCell<Option<(PathBuf, zip::ZipArchive<SharedFile>)>> =
+    static LAST_ARCHIVE: RefCell<Option<(PathBuf, FileIdentity, zip::ZipArchive<SharedFile>)>> =
         const { RefCell::new(None) };
 }
 
 /// The archive at `path` (`file`, opened there), or a copy of the one parsed last if it is
-/// that path's: the copy shares the open file it was parsed from.
+/// that path's and the same file still (not replaced or rewritten since): the copy shares the
+/// open file it was parsed from.
 fn archive_of(
     path: &Path,
     file: File,
 ) -> Result<zip::ZipArchive<SharedFile>, zip::result::ZipError> {
+    let id = identity(&file);
     LAST_ARCHIVE.with_borrow_mut(|last| {
-        if let Some((_, archive)) = last.as_ref().filter(|(p, _)| p == path) {
+        let same = |(p, i, _): &&(PathBuf, FileIdentity, _)| p == path && Some(*i) == id;
+        if let Some((_, _, archive)) = last.as_ref().filter(same) {
             return Ok(archive.clone());
         }
         let archive = zip::ZipArchive::new(SharedFile {
             file: Rc::new(file),
             pos: 0,
         })?;
-        *last = Some((path.to_path_buf(), archive.clone()));
+        *last = id.map(|id| (path.to_path_buf(), id, archive.clone()));
         Ok(archive)
     })
 }

@@ -141,7 +141,9 @@ fn two_zip_members_of_one_name_are_refused() {
 
 /// A zip of 10,000 members: its central directory is parsed once, not again for each member
 /// (twice: when the kinds are recognised and when the rows are read), which took 29 s in a
-/// release build for members of a header each.
+/// release build for members of a header each, far past the sandbox's 30 s in a debug build.
+/// That limit is the check: parsed once, a debug build takes 5-15 s, as much as the machine
+/// is busy.
 #[test]
 fn a_zip_of_ten_thousand_members_is_read_in_one_parse() {
     let s = Sandbox::new();
@@ -157,5 +159,5 @@ fn a_zip_of_ten_thousand_members_is_read_in_one_parse() {
         z.write_all(header).unwrap();
     }
     z.finish().unwrap();
-    s.load(&["--allow-shrink"], &[&path]).loaded().quick();
+    s.load(&["--allow-shrink"], &[&path]).loaded();
 }
