@@ -28,6 +28,7 @@ import stat
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 import zlib
@@ -886,8 +887,9 @@ def table(title, rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--loader", default="/work/bench-data/fuzz/roadtraffic-load")
-    ap.add_argument("--cases", default="/work/bench-data/fuzz/cases")
+    ap.add_argument("--loader", default=os.path.join(
+        os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target")), "release", "roadtraffic-load"))
+    ap.add_argument("--cases", default=os.path.join(tempfile.gettempdir(), "loader-fuzz-cases"))
     ap.add_argument("--only", help="run the cases whose name this regular expression finds")
     ap.add_argument("--keep", action="store_true", help="keep each case's folder after its run")
     ap.add_argument("--list", action="store_true", help="list the cases and run nothing")
