@@ -32,6 +32,7 @@ pub fn read_header<'r>(
 ) -> Result<Opened<'r>, FileRefusal> {
     let name = source.name();
     let mut head = Vec::with_capacity(SNIFFED_BYTES as usize);
+    let buffer = reader.buffer;
     let mut stream = reader.reader;
     (&mut stream)
         .take(SNIFFED_BYTES)
@@ -47,7 +48,7 @@ pub fn read_header<'r>(
         .has_headers(false)
         .flexible(true)
         .delimiter(if tabs { b'\t' } else { b',' })
-        .buffer_capacity(1 << 20)
+        .buffer_capacity(buffer)
         .from_reader(chained);
     let mut record = csv::ByteRecord::new();
     match rdr.read_byte_record(&mut record) {
@@ -119,7 +120,7 @@ pub fn classify(
     let mut kinds = Vec::new();
     let mut refusals = Vec::new();
     for source in sources {
-        let kind = input::with_reader(source, max_record_bytes, |r| {
+        let kind = input::with_head_reader(source, max_record_bytes, |r| {
             Ok(read_header(source, r).and_then(|opened| {
                 recognise(&opened.headers)
                     .map_err(|(line, reason)| FileRefusal::new(&source.name(), line, reason))
