@@ -34,6 +34,7 @@ mod options;
 mod places;
 mod recognise;
 mod rendered;
+mod repeats;
 mod report;
 mod rows;
 mod runs;

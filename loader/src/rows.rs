@@ -12,6 +12,7 @@ use crate::keys::{DuplicatePlaces, Keys};
 use crate::options::LoadOptions;
 use crate::places::{PlacePositions, PlaceSet};
 use crate::recognise::{self, header_matches};
+use crate::repeats::{Counts, Repeats};
 use crate::report::{LoadReport, Problem, Progress, WarningKind};
 use crate::runs::Runs;
 use crate::value::{self, Value};
@@ -149,6 +150,8 @@ pub struct TableLoader {
     /// Rows read and kept, waiting to be sent to the SQLite thread, one after another; each
     /// row is read straight into it, and cut off again if it is not kept.
     batch: Vec<Value>,
+    /// Rows read before, to count their repeats without reading them again.
+    repeats: Repeats,
 }
 
 /// What the rows of every table feed besides their own table.
@@ -182,6 +185,7 @@ impl TableLoader {
             files: 0,
             width: dataset.columns().count(),
             batch: Vec::new(),
+            repeats: Repeats::default(),
         }
     }
 
@@ -198,7 +202,7 @@ impl TableLoader {
             let mapping = self.map_columns(&name, &opened.headers, sinks.report);
             let fields = opened.headers.len();
             let mut record = csv::ByteRecord::new();
-            let mut before = Before::default();
+            self.repeats.start_source(&mapping);
             while read_record(&mut opened.rdr, &mut record, &name)? {
                 let line = record.position().map_or(0, |p| p.line());
                 if record.len() == 1 && record.get(0).is_some_and(|f| f.is_empty()) {
@@ -214,12 +218,12 @@ impl TableLoader {
                     }
                     continue;
                 }
-                if !before.again(&record, sinks.report, self.keep_first) {
+                if !self.repeats.again(&record, sinks.report, self.keep_first) {
                     let counts = Counts::of(sinks.report);
                     self.take_row(&record, &mapping, (&name, line), sinks)?;
-                    before.fate = counts.fate(sinks.report);
+                    self.repeats.taken(&record, counts.fate(sinks.report));
                 }
-                std::mem::swap(&mut record, &mut before.record);
+                self.repeats.passed(&mut record);
                 if self.batch.len() >= BATCH_ROWS * self.width {
                     let rows = (self.batch.len() / self.width) as u64;
                     self.flush(sinks.link)?;
@@ -400,75 +404,6 @@ impl TableLoader {
             log::info!("{}: {} rows", self.dataset.table, self.rows);
         }
         Ok(self.keys.finish())
-    }
-}
-
-/// What became of a row, when a row of the same bytes must fare the same whatever follows: one
-/// more duplicate, or one more unreadable row, and nothing else (no warning, no row kept).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Fate {
-    Duplicate,
-    Unreadable,
-}
-
-/// The report's counts, before a row is taken, to learn its [`Fate`].
-struct Counts {
-    rejected: u64,
-    duplicates: u64,
-    warnings: u64,
-}
-
-impl Counts {
-    fn of(report: &LoadReport) -> Counts {
-        Counts {
-            rejected: report.rejected_count,
-            duplicates: report.duplicate_count,
-            warnings: report.warnings.iter().map(|w| w.count).sum(),
-        }
-    }
-
-    /// The fate of the row taken since, if it is one a repeat of it shares.
-    fn fate(&self, report: &LoadReport) -> Option<Fate> {
-        let now = Counts::of(report);
-        match (
-            now.rejected - self.rejected,
-            now.duplicates - self.duplicates,
-            now.warnings - self.warnings,
-        ) {
-            (0, 1, 0) => Some(Fate::Duplicate),
-            (1, 0, 0) => Some(Fate::Unreadable),
-            _ => None,
-        }
-    }
-}
-
-/// The record before, and its fate. A file of one row repeated a million times (a hostile
-/// zip) costs a comparison a row, not a parse and a key: its rows are duplicates, or
-/// unreadable, all alike.
-#[derive(Default)]
-struct Before {
-    record: csv::ByteRecord,
-    fate: Option<Fate>,
-}
-
-impl Before {
-    /// Counts `record` as the one before was counted, if it has the same bytes, its fate was
-    /// one a repeat shares, and the report lists no more of them (nothing to word); false if
-    /// the record is to be taken.
-    fn again(&self, record: &csv::ByteRecord, report: &mut LoadReport, keep_first: bool) -> bool {
-        let Some(fate) = self.fate else {
-            return false;
-        };
-        let same = record.as_slice() == self.record.as_slice()
-            && record.len() == self.record.len()
-            && record
-                .iter()
-                .zip(&self.record)
-                .all(|(a, b)| a.len() == b.len());
-        same && match fate {
-            Fate::Duplicate => report.duplicate_unlisted(keep_first),
-            Fate::Unreadable => report.reject_unlisted(),
-        }
     }
 }
 
