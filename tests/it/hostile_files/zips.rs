@@ -188,7 +188,7 @@ fn a_zip_of_one_member_repeated_counts_every_repeat_and_reads_what_differs() {
     let outcome = s.load(&keep, &[&repeated]);
     outcome.loaded().says(&[
         &format!("Duplicate rows dropped (first kept): {duplicates}\n"),
-        "repeated.zip!la/00600.csv:3: count_date",
+        "repeated.zip!part/00600.csv:3: count_date",
     ]);
     let conn = rusqlite::Connection::open(&s.db).unwrap();
     let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
@@ -221,7 +221,8 @@ fn a_zip_of_one_member_repeated_counts_every_repeat_and_reads_what_differs() {
     );
 }
 
-/// A zip at `name` in the sandbox's inputs of `members` members `la/NNNNN.csv`, each `member(i)`.
+/// A zip at `name` in the sandbox's inputs of `members` members `part/NNNNN.csv`, each
+/// `member(i)`.
 fn zip_of_members(
     s: &Sandbox,
     name: &str,
@@ -232,7 +233,7 @@ fn zip_of_members(
     let mut z = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
     let opts = zip::write::SimpleFileOptions::default();
     for i in 0..members {
-        z.start_file(format!("la/{i:05}.csv"), opts).unwrap();
+        z.start_file(format!("part/{i:05}.csv"), opts).unwrap();
         z.write_all(&member(i)).unwrap();
     }
     z.finish().unwrap();
