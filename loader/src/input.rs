@@ -340,31 +340,24 @@ fn with_buffered_reader<T>(
     f: impl FnOnce(SourceReader<'_>) -> Result<T, LoadError>,
 ) -> Result<T, LoadError> {
     let file = open_regular(&source.path)?;
-    match &source.member {
+    // The archive outlives the match: its member borrows it.
+    let mut archive;
+    let (raw, size): (Box<dyn Read>, u64) = match &source.member {
         None => {
-            let size = file.metadata().map_or(u64::MAX, |m| m.len()).min(most);
-            f(guarded(
-                Box::new(file),
-                &source.path,
-                max_record_bytes,
-                size,
-            )?)
+            let size = file.metadata().map_or(u64::MAX, |m| m.len());
+            (Box::new(file), size)
         }
         Some(member) => {
             let damaged =
                 |e: zip::result::ZipError| InputError::Zip(source.path.clone(), e.to_string());
-            let mut archive = archive_of(&source.path, file).map_err(damaged)?;
+            archive = archive_of(&source.path, file).map_err(damaged)?;
             let entry = archive.by_name(member).map_err(damaged)?;
-            let size = entry.size().min(most);
-            let reader = guarded(
-                Box::new(Member(entry)),
-                &source.path,
-                max_record_bytes,
-                size,
-            )?;
-            f(reader)
+            let size = entry.size();
+            (Box::new(Member(entry)), size)
         }
-    }
+    };
+    let reader = guarded(raw, &source.path, max_record_bytes, size.min(most))?;
+    f(reader)
 }
 
 /// Which file a path held when it was opened: its device, inode, length and modification time.

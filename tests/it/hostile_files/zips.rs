@@ -147,18 +147,12 @@ fn two_zip_members_of_one_name_are_refused() {
 #[test]
 fn a_zip_of_ten_thousand_members_is_read_in_one_parse() {
     let s = Sandbox::new();
-    let path = s.input("many.zip");
-    let mut z = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
-    let opts = zip::write::SimpleFileOptions::default();
     let la = sample_file(LA);
     let header = &la[..=la.iter().position(|&b| b == b'\n').unwrap()];
-    z.start_file("la/00000.csv", opts).unwrap();
-    z.write_all(&la).unwrap();
-    for i in 1..10_000 {
-        z.start_file(format!("la/{i:05}.csv"), opts).unwrap();
-        z.write_all(header).unwrap();
-    }
-    z.finish().unwrap();
+    let path = zip_of_members(&s, "many.zip", 10_000, |i| match i {
+        0 => la.clone(),
+        _ => header.to_vec(),
+    });
     s.load(&["--allow-shrink"], &[&path]).loaded();
 }
 
