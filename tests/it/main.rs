@@ -25,6 +25,7 @@ mod loader;
 mod negotiation;
 mod ogc;
 mod ops;
+mod pipelining;
 mod program;
 mod releases;
 mod reliability;

@@ -490,3 +490,51 @@ pub fn fuzz_description(url: &str, seed: &str, config: &str, exclude: &[&str]) {
         "the fuzzer tested nothing:\n{text}"
     );
 }
+
+/// One response read off a kept-alive connection ([`connect_raw`]): its status, headers and body (by its
+/// `Content-Length`; none for a `HEAD`).
+pub fn read_reply(stream: &mut TcpStream, head_only: bool) -> Reply {
+    let mut raw = Vec::new();
+    let mut byte = [0u8; 1];
+    while !raw.ends_with(b"\r\n\r\n") {
+        stream.read_exact(&mut byte).expect("a response head");
+        raw.push(byte[0]);
+    }
+    let head = String::from_utf8(raw).unwrap();
+    let mut lines = head.trim_end().split("\r\n");
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = (lines.filter_map(|l| l.split_once(':')))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let length = (headers.iter().find(|(k, _)| k == "content-length"))
+        .map_or(0, |(_, v)| v.parse::<usize>().unwrap());
+    let mut body = vec![0; if head_only { 0 } else { length }];
+    stream.read_exact(&mut body).expect("the whole body");
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// A connection to write requests on byte for byte, several at once (pipelined), and read
+/// their answers in turn with [`read_reply`].
+pub fn connect_raw(server: &TestServer) -> TcpStream {
+    let stream = TcpStream::connect(server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    stream
+}
+
+/// A request without a body, as written on a kept-alive connection; `headers` are whole lines.
+pub fn pipelined(method: &str, target: &str, headers: &str) -> String {
+    format!("{method} {target} HTTP/1.1\r\nHost: localhost\r\n{headers}\r\n")
+}
