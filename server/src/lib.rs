@@ -32,7 +32,8 @@
 //!   rooms keep per release), `comparisons` (the change report between two kept releases,
 //!   made once per pair), `cache` (the response cache and content encodings), `html` (the
 //!   one layout of every HTML page) over `assets` (the embedded files), `stream` (bodies
-//!   written on the blocking pool), `ranged` (a file of known length, with byte ranges),
+//!   written on the blocking pool), `ranged` (a file of known length, with byte ranges), `wire`
+//!   (each connection's socket: a stored file's ranges sent by `sendfile`),
 //!   `conditional` (the one conditional layer: validators, preconditions, 304 and 412),
 //!   `query` (the query string, read once), `sql_functions` (what SQLite lacks that CQL2
 //!   needs), `ratelimit`, `configuration`, `error` (the one
@@ -68,6 +69,7 @@ mod state;
 mod stream;
 mod totals;
 mod vehicle_km;
+mod wire;
 
 pub use configuration::{Config, DEFAULT_DB, SAMPLE_DIR, SAMPLE_RELEASE};
 pub use shutdown::serve_until_stopped;

@@ -15,18 +15,23 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use actix_web::body::SizedStream;
+use actix_web::body::{BodyStream, SizedStream};
 use actix_web::http::header::{self, ByteRangeSpec, EntityTag, HttpDate, Range};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse, HttpResponseBuilder};
 
+use futures_util::StreamExt;
+
 use crate::conditional::{whole_seconds, Validators};
+use crate::wire::{SplicedBytes, Splices};
 
 /// The file answered, and how it is described.
 pub struct Representation<'a> {
     pub path: &'a Path,
     /// The file mapped, if it is held so; else it is opened at `path`.
     pub mapped: Option<Arc<memmap2::Mmap>>,
+    /// The file open, if it is held so; else it is opened at `path`.
+    pub opened: Option<Arc<File>>,
     pub len: u64,
     /// Strong, quoted.
     pub etag: &'a str,
@@ -174,11 +179,50 @@ fn answer(
             futures_util::stream::empty::<Result<web::Bytes, std::io::Error>>(),
         )));
     }
+    // A connection served through a `Wire`: the file's bytes go out by `sendfile`. Not when
+    // the compression middleware would see them (it takes the body's bytes as they are).
+    let spliced = req
+        .conn_data::<Splices>()
+        .filter(|_| !file.would_be_encoded && len > 0);
+    if let Some(splices) = spliced {
+        let opened = match &file.opened {
+            Some(opened) => opened.clone(),
+            None => Arc::new(File::open(file.path)?),
+        };
+        let counted = SplicedBytes::of(req);
+        let splicing = (splices.clone(), opened, counted);
+        return Ok(spliced_body(head, splicing, pieces, len));
+    }
     let source = match &file.mapped {
         Some(map) => FileBytes::Mapped(map.clone()),
         None => FileBytes::Read(Arc::new(File::open(file.path)?)),
     };
     body(head, source, pieces, len)
+}
+
+/// The body as the wire sends it: the text between parts as it is, each range of the file as
+/// a marker that the connection's [`crate::wire::Wire`] replaces with the range by `sendfile`.
+/// Its length is the bytes the client gets, said by the head (the body yields fewer).
+fn spliced_body(
+    mut head: HttpResponseBuilder,
+    (splices, file, counted): (Splices, Arc<File>, SplicedBytes),
+    pieces: Vec<Piece>,
+    len: u64,
+) -> HttpResponse {
+    head.no_chunking(len);
+    let chunks = futures_util::stream::iter(pieces).map(move |piece| {
+        Ok::<_, std::io::Error>(match piece {
+            Piece::Text(text) => web::Bytes::from(text),
+            Piece::File(offset, len) => {
+                // Queued as it is yielded: the wire meets the markers in this order.
+                let marker = splices.queue(file.clone(), offset, len);
+                counted.add(len);
+                web::Bytes::copy_from_slice(&marker)
+            }
+        })
+    });
+    // Not `streaming`, which would take the length for the bytes yielded.
+    head.body(BodyStream::new(chunks))
 }
 
 /// A piece of the body: bytes of the file (offset, length), or text between parts.

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::http::header;
-use actix_web::middleware::{from_fn, Compress, Condition, DefaultHeaders, Logger};
-use actix_web::{web, App, HttpServer};
+use actix_web::middleware::{from_fn, Compress, Condition, DefaultHeaders};
+use actix_web::{web, App};
 
 use crate::configuration::Config;
 use crate::description::Description;
@@ -16,6 +16,7 @@ use crate::ratelimit::Limiter;
 use crate::release::{Current, Named, Settings};
 use crate::routes::{self, table, RouteTable, Router};
 use crate::state::AppState;
+use crate::wire::listen;
 
 /// A bound server, and what stopping it gracefully needs.
 pub struct Running {
@@ -65,33 +66,27 @@ pub fn bind(config: Config) -> std::io::Result<Running> {
     }
     let headers_config = config.clone();
     let app_router = router.clone();
-    let server = HttpServer::new(move || {
+    let app = move || {
         App::new()
             .app_data(app_router.clone())
             .app_data(metrics.clone())
             .wrap(Condition::new(compress, Compress::default()))
             .wrap(api_headers(&headers_config))
-            .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
-            // Outermost: every request is counted, with the bytes actually sent.
+            // Outermost: every request is counted and logged, with the bytes actually sent.
             .wrap(from_fn(ops::metrics::observe))
             .default_service(web::to(routes::dispatch))
-    })
-    .workers(workers)
-    // SQLite work runs on the blocking pool; more threads than connections would only wait.
-    .worker_max_blocking_threads((connections as usize).max(2))
-    .client_request_timeout(Duration::from_secs(10))
-    .client_disconnect_timeout(Duration::from_secs(5))
-    .keep_alive(Duration::from_secs(30))
-    .shutdown_timeout(shutdown_timeout)
-    .disable_signals()
-    .bind(&config.bind)?;
-    let addr = server
-        .addrs()
-        .first()
-        .copied()
-        .ok_or_else(|| std::io::Error::other("no address bound"))?;
+    };
+    let listeners = listen::listeners(&config.bind)?;
+    let addr = listeners[0].local_addr()?;
+    let settings = listen::Workers {
+        workers,
+        // SQLite work runs on the blocking pool; more threads than connections would only wait.
+        blocking_threads: (connections as usize).max(2),
+        shutdown_timeout,
+    };
+    let server = listen::server(listeners, app, &settings)?;
     Ok(Running {
-        server: server.run(),
+        server,
         addr,
         router,
     })

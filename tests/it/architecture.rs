@@ -127,6 +127,7 @@ const SERVER_LAYERS: &[&[&str]] = &[
         "assets",
         "stream",
         "ranged",
+        "wire",
         "conditional",
         "query",
         "ratelimit",

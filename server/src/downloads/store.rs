@@ -37,6 +37,9 @@ pub struct Stored {
     /// query engine asks: a range then goes out without a copy into this process); the many
     /// split files are opened and read for each request.
     pub mapped: Option<Arc<memmap2::Mmap>>,
+    /// The file open, for the same whole tables: their ranges go to the socket by `sendfile`
+    /// (`crate::wire`) without opening the file for each request.
+    pub opened: Option<Arc<File>>,
 }
 
 /// How a stored file is written: a download's rows into the writer.
@@ -122,9 +125,10 @@ impl Store {
             .map_err(ApiError::internal)?
             .and_then(|mut stored| {
                 if heavy && stored.len > 0 {
-                    let map = map(&path)?;
+                    let (opened, map) = map(&path)?;
                     stored.len = map.len() as u64;
                     stored.mapped = Some(Arc::new(map));
+                    stored.opened = Some(Arc::new(opened));
                 }
                 Ok(stored)
             });
@@ -192,18 +196,20 @@ fn existing(path: &Path) -> Option<Stored> {
         etag,
         modified: meta.modified().ok()?,
         mapped: None,
+        opened: None,
     })
 }
 
-/// The whole file at `path`, mapped read-only.
-fn map(path: &Path) -> Result<memmap2::Mmap, ApiError> {
+/// The whole file at `path`, open and mapped read-only.
+fn map(path: &Path) -> Result<(File, memmap2::Mmap), ApiError> {
     let file = File::open(path).map_err(|e| io_error(path, e))?;
     // SAFETY: a mapping is undefined behaviour if the file changes under it. A stored file is
     // never written again once renamed into place (each is written under a temporary name;
     // a rebuilt one replaces the name, not the bytes, so this mapping keeps the old inode),
     // and its folder is the store's own. Removing it (pruning) unlinks it; the mapping keeps
     // the inode alive. What is left is a process truncating it on purpose.
-    unsafe { memmap2::Mmap::map(&file) }.map_err(|e| io_error(path, e))
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| io_error(path, e))?;
+    Ok((file, map))
 }
 
 /// Writes the file under a temporary name, then its ETag, then renames it into place: a file

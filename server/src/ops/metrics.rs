@@ -28,6 +28,9 @@ use prometheus::{
 use crate::error::ApiError;
 use crate::release::{DbMetrics, Listing, Release};
 use crate::rows::FilterSets;
+use crate::wire::SplicedBytes;
+
+use super::access_log::Access;
 
 /// Request durations, in seconds: from a 1 ms page to a 30,000-row page sent to a slow client.
 const DURATION_BUCKETS: &[f64] = &[
@@ -285,7 +288,13 @@ pub async fn observe(
     };
     let endpoint = endpoint_of(res.request(), res.status());
     let status = res.status();
-    Ok(res.map_body(|_, body| Metered::new((metrics, endpoint, status, started), body)))
+    let spliced = res.request().extensions().get::<SplicedBytes>().cloned();
+    let access = Access::of(res.request(), status);
+    Ok(res.map_body(|_, body| {
+        let mut metered = Metered::new((metrics, endpoint, status, started), body);
+        (metered.spliced, metered.access) = (spliced, access);
+        metered
+    }))
 }
 
 /// The endpoint label of an answered request (see the module's documentation).
@@ -308,6 +317,10 @@ pub struct Metered {
     endpoint: Cow<'static, str>,
     status: StatusCode,
     started: Instant,
+    /// The bytes sent by `sendfile` in place of the markers yielded (`crate::wire`).
+    spliced: Option<SplicedBytes>,
+    /// Its line of the access log, when the log is on.
+    access: Option<Access>,
 }
 
 /// What a request is recorded with: the metrics, its endpoint, its status, when it came.
@@ -323,6 +336,8 @@ impl Metered {
             endpoint,
             status,
             started,
+            spliced: None,
+            access: None,
         }
     }
 }
@@ -357,7 +372,11 @@ impl Drop for Metered {
         http.duration
             .with_label_values(&[endpoint])
             .observe(self.started.elapsed().as_secs_f64());
-        http.bytes.with_label_values(&[endpoint]).inc_by(self.sent);
+        let sent = self.sent + self.spliced.as_ref().map_or(0, SplicedBytes::total);
+        http.bytes.with_label_values(&[endpoint]).inc_by(sent);
         http.in_flight.dec();
+        if let Some(access) = &self.access {
+            access.log(sent, self.started.elapsed());
+        }
     }
 }

@@ -60,6 +60,7 @@ pub async fn file(
         let file = Representation {
             path: &stored.path,
             mapped: stored.mapped.clone(),
+            opened: stored.opened.clone(),
             len: stored.len,
             etag: &stored.etag,
             modified: stored.modified,

@@ -40,7 +40,7 @@ fn raw_counts(dir: &Path) -> PathBuf {
     path
 }
 
-fn big_server() -> &'static TestServer {
+pub(super) fn big_server() -> &'static TestServer {
     static SERVER: OnceLock<TestServer> = OnceLock::new();
     SERVER.get_or_init(|| {
         let dir = scratch_dir();

@@ -4,7 +4,8 @@
 //! `ranges`: the stored files' lengths, validators, ranges and conditional requests;
 //! `big`: a release of megabytes (bodies of many chunks, Parquet of several row groups);
 //! `store`: the files written once, whoever asks first, and shared between servers;
-//! `clients`: DuckDB, pandas and polars query the files over HTTP as the README shows.
+//! `clients`: DuckDB, pandas and polars query the files over HTTP as the README shows;
+//! `wire`: the files sent by `sendfile` on kept-alive, pipelined and slow connections.
 //! This file: reading Parquet and CSV bodies into rows that can be compared.
 
 mod big;
@@ -15,6 +16,7 @@ mod one_pass;
 mod ranges;
 mod store;
 mod values;
+mod wire;
 
 use std::sync::Arc;
 
