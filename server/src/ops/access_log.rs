@@ -22,13 +22,18 @@ impl Access {
         if !log::log_enabled!(target: TARGET, log::Level::Info) {
             return None;
         }
-        let peer = req.peer_addr().map_or("-".to_string(), |a| a.ip().to_string());
+        let peer = req
+            .peer_addr()
+            .map_or("-".to_string(), |a| a.ip().to_string());
         let target = match req.query_string() {
             "" => req.path().to_string(),
             query => format!("{}?{query}", req.path()),
         };
         let (method, version) = (req.method(), req.version());
-        let line = format!("{peer} \"{method} {target} {version:?}\" {}", status.as_u16());
+        let line = format!(
+            "{peer} \"{method} {target} {version:?}\" {}",
+            status.as_u16()
+        );
         Some(Access(line))
     }
 
