@@ -101,6 +101,29 @@ fn a_slow_client_gets_every_byte_and_the_connection_goes_on() {
     assert!(next.body == full[..100]);
 }
 
+#[test]
+fn a_client_gone_in_the_middle_of_a_file_leaves_the_server_answering() {
+    // A file of megabytes: the socket's buffer holds a small part of it when the client goes.
+    let server = big_server();
+    let full = download(server, CSV);
+    assert!(full.len() > 1 << 20);
+    for _ in 0..20 {
+        let mut stream = connect_raw(server);
+        let asked = [pipelined("GET", CSV, ""), pipelined("GET", CSV, "")];
+        stream.write_all(asked.concat().as_bytes()).unwrap();
+        let mut some = [0u8; 1_000];
+        stream.read_exact(&mut some).unwrap();
+        drop(stream);
+    }
+    let reply = request(server, "GET", CSV, &[("Range", "bytes=5-104")]);
+    assert_eq!((reply.status, &reply.body[..]), (206, &full[5..105]));
+    // The gone clients' answers are over (other tests' may still run on this server).
+    wait_for("every request to be done", || {
+        let metrics = get(server, "/metrics").text();
+        metrics.contains("roadtraffic_http_requests_in_flight 1\n")
+    });
+}
+
 /// `roadtraffic_http_response_bytes_total` of the downloads' label, from `/metrics`.
 fn bytes_counted(server: &TestServer) -> f64 {
     let metrics = get(server, "/metrics").text();
