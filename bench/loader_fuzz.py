@@ -236,7 +236,8 @@ def long_fields():
 
         yield f"zipped-{size_mb}MB-field", build
 
-        def build_raised(d, rng, size_mb=size_mb):
+        # `build` bound now: a name looked up when called is the last loop's (300 MB).
+        def build_raised(d, rng, build=build):
             build(d, rng)
             return ["--max-record-bytes", str(400 * MB), os.path.join(d, "long.zip")]
 
