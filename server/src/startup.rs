@@ -77,7 +77,10 @@ pub fn bind(config: Config) -> std::io::Result<Running> {
             .default_service(web::to(routes::dispatch))
     };
     let listeners = listen::listeners(&config.bind)?;
-    let addr = listeners[0].local_addr()?;
+    let first = listeners
+        .first()
+        .ok_or_else(|| std::io::Error::other("no address bound"))?;
+    let addr = first.local_addr()?;
     let settings = listen::Workers {
         workers,
         // SQLite work runs on the blocking pool; more threads than connections would only wait.

@@ -1,7 +1,7 @@
 //! Downloads (issue 9): the national files round trip through the loader to the same tables;
 //! the bundled sample's big files and the real split files come back byte for byte; every
-//! listing whole as CSV and NDJSON; unknown areas are 404s; an abandoned download costs
-//! nothing more.
+//! listing whole as CSV and NDJSON; a national zip is the same from its CSV as from the rows;
+//! unknown areas are 404s; an abandoned download costs nothing more.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -66,6 +66,26 @@ fn national_files_and_their_zips_load_back_to_the_same_tables() {
             assert_eq!(want.len(), got.len(), "{table}: rows (zipped: {zipped})");
             assert!(*want == got, "{table}: values differ (zipped: {zipped})");
         }
+    }
+}
+
+#[test]
+fn a_national_zip_written_from_its_csv_is_the_zip_written_from_the_rows() {
+    let server = |dir: &Path| {
+        let dir = dir.to_str().unwrap();
+        serve(sample_db(), &["--lazy-downloads", "--downloads-dir", dir])
+    };
+    let (from_rows, from_csv) = (server(&scratch_dir()), server(&scratch_dir()));
+    for name in national_names() {
+        let zip = format!("/downloads/{}", name.replace(".csv", ".zip"));
+        let of_rows = get(&from_rows, &zip);
+        assert_eq!(get(&from_csv, &format!("/downloads/{name}")).status, 200);
+        let before = queries_run(&from_csv);
+        let of_csv = get(&from_csv, &zip);
+        assert_eq!(queries_run(&from_csv), before, "{zip}: the rows read again");
+        assert_eq!((of_rows.status, of_csv.status), (200, 200), "{zip}");
+        assert!(of_rows.body == of_csv.body, "{zip}: other bytes");
+        assert_eq!(of_rows.header("etag"), of_csv.header("etag"), "{zip}");
     }
 }
 

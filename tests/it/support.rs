@@ -491,6 +491,16 @@ pub fn fuzz_description(url: &str, seed: &str, config: &str, exclude: &[&str]) {
     );
 }
 
+/// Queries a server has run so far: every query takes a connection, and each taking is
+/// counted in `/metrics` (which takes none).
+pub fn queries_run(server: &TestServer) -> u64 {
+    let metrics = get(server, "/metrics").text();
+    let line = (metrics.lines())
+        .find(|l| l.starts_with("roadtraffic_sqlite_pool_wait_seconds_count"))
+        .expect("the count of connections taken");
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
 /// One response read off a kept-alive connection ([`connect_raw`]): its status, headers and body (by its
 /// `Content-Length`; none for a `HEAD`).
 pub fn read_reply(stream: &mut TcpStream, head_only: bool) -> Reply {

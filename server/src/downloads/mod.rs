@@ -151,6 +151,9 @@ pub async fn stored(
     download: Download,
 ) -> Result<Stored, ApiError> {
     let heavy = download.area.is_none();
+    if let Some(build) = zipped_from_csv(store, key, &download.spec) {
+        return store.get(key, heavy, build).await;
+    }
     let build: store::Build = Box::new(move |out: &mut dyn Write| {
         let mut flush = |chunk: Vec<u8>| out.write_all(&chunk).map_err(ApiError::internal);
         let parts = match download.by_place {
@@ -161,6 +164,19 @@ pub async fn stored(
         out.write_all(&rest).map_err(ApiError::internal)
     });
     store.get(key, heavy, build).await
+}
+
+/// A zip whose CSV is already written (as it is when the national files are written ahead:
+/// Parquet, CSV, then zip): that file deflated, instead of the table read again.
+fn zipped_from_csv(store: &Store, key: &str, spec: &Spec) -> Option<store::Build> {
+    let Spec::Zip(_, name) = spec else {
+        return None;
+    };
+    let csv = store.ready(&format!("{}.csv", key.strip_suffix(".zip")?))?;
+    let name = name.clone();
+    Some(Box::new(move |out: &mut dyn Write| {
+        forms::zip_file(&csv.path, &name, out)
+    }))
 }
 
 /// The rows of a download in parts whose rows go by place (`order`): the rows of the

@@ -35,6 +35,7 @@ pub use geojson::{FeatureWriter, Members};
 pub use negotiation::{negotiate, Chosen, Offer};
 pub use record::JsonRecord;
 pub use writer::{write_rows, Reads, Record, Writer};
+pub use zip::zip_file;
 
 use crate::error::ApiError;
 use crate::query::Params;

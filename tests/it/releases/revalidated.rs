@@ -5,16 +5,7 @@
 //! `/metrics`, stay as they were).
 
 use super::fixtures::{load_alone, NAMES};
-use crate::support::{get, request, serve, Reply, TestServer};
-
-/// Queries run so far: every query takes a connection, and each taking is counted.
-fn queries_run(server: &TestServer) -> u64 {
-    let metrics = get(server, "/metrics").text();
-    let line = (metrics.lines())
-        .find(|l| l.starts_with("roadtraffic_sqlite_pool_wait_seconds_count"))
-        .expect("the count of connections taken");
-    line.rsplit(' ').next().unwrap().parse().unwrap()
-}
+use crate::support::{get, queries_run, request, serve, Reply, TestServer};
 
 /// The ETag of a `200`, checked strong.
 fn strong_etag(reply: &Reply, target: &str) -> String {
