@@ -40,15 +40,21 @@ fn raw_counts(dir: &Path) -> PathBuf {
     path
 }
 
-pub(super) fn big_server() -> &'static TestServer {
-    static SERVER: OnceLock<TestServer> = OnceLock::new();
-    SERVER.get_or_init(|| {
+/// The release's file, loaded once for the whole run.
+pub(super) fn big_db() -> &'static Path {
+    static DB: OnceLock<PathBuf> = OnceLock::new();
+    DB.get_or_init(|| {
         let dir = scratch_dir();
         let db = dir.join("big.db");
         load_ok(&db, &["--quiet"], &[&raw_counts(&dir)]);
-        // Only the files asked for are written: the zip is not.
-        serve(&db, &["--lazy-downloads"])
+        db
     })
+}
+
+pub(super) fn big_server() -> &'static TestServer {
+    static SERVER: OnceLock<TestServer> = OnceLock::new();
+    // Only the files asked for are written: the zip is not.
+    SERVER.get_or_init(|| serve(big_db(), &["--lazy-downloads"]))
 }
 
 const CHUNK: usize = 256 * 1024;

@@ -6,7 +6,7 @@
 use std::io::{Read, Write};
 use std::time::Duration;
 
-use super::big::big_server;
+use super::big::{big_db, big_server};
 use super::download;
 use crate::support::*;
 
@@ -104,7 +104,8 @@ fn a_slow_client_gets_every_byte_and_the_connection_goes_on() {
 #[test]
 fn a_client_gone_in_the_middle_of_a_file_leaves_the_server_answering() {
     // A file of megabytes: the socket's buffer holds a small part of it when the client goes.
-    let server = big_server();
+    // A server of its own: its requests in flight are this test's alone.
+    let server = &serve(big_db(), &["--lazy-downloads"]);
     let full = download(server, CSV);
     assert!(full.len() > 1 << 20);
     for _ in 0..20 {
@@ -117,7 +118,7 @@ fn a_client_gone_in_the_middle_of_a_file_leaves_the_server_answering() {
     }
     let reply = request(server, "GET", CSV, &[("Range", "bytes=5-104")]);
     assert_eq!((reply.status, &reply.body[..]), (206, &full[5..105]));
-    // The gone clients' answers are over (other tests' may still run on this server).
+    // The gone clients' answers are over: only the request for the metrics is in flight.
     wait_for("every request to be done", || {
         let metrics = get(server, "/metrics").text();
         metrics.contains("roadtraffic_http_requests_in_flight 1\n")
