@@ -317,10 +317,7 @@ pub fn raw_get(server: &TestServer, target: &[u8]) -> Reply {
 
 /// [`raw_get`] with extra header lines (each ending in `\r\n`), and no decoding of the body.
 pub fn raw_request(server: &TestServer, target: &[u8], extra_headers: &str) -> Reply {
-    let mut stream = TcpStream::connect(server.addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
+    let mut stream = connect_raw(server);
     let mut req = b"GET ".to_vec();
     req.extend_from_slice(target);
     req.extend_from_slice(b" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n");
@@ -333,20 +330,7 @@ pub fn raw_request(server: &TestServer, target: &[u8], extra_headers: &str) -> R
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
         .expect("a response head");
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
+    let (status, headers) = parse_head(&String::from_utf8_lossy(&raw[..split]));
     let chunked = headers.iter().any(|(k, v): &(String, String)| {
         k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked")
     });
@@ -359,6 +343,17 @@ pub fn raw_request(server: &TestServer, target: &[u8], extra_headers: &str) -> R
 }
 
 /// The body of a `Transfer-Encoding: chunked` response.
+/// A response head's status and header lines (names as sent).
+fn parse_head(head: &str) -> (u16, Vec<(String, String)>) {
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap();
+    let status = status_line.split(' ').nth(1).unwrap().parse().unwrap();
+    let headers = (lines.filter_map(|l| l.split_once(':')))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    (status, headers)
+}
+
 fn dechunk(mut raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     while let Some(eol) = raw.windows(2).position(|w| w == b"\r\n") {
@@ -510,21 +505,11 @@ pub fn read_reply(stream: &mut TcpStream, head_only: bool) -> Reply {
         stream.read_exact(&mut byte).expect("a response head");
         raw.push(byte[0]);
     }
-    let head = String::from_utf8(raw).unwrap();
-    let mut lines = head.trim_end().split("\r\n");
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers: Vec<(String, String)> = (lines.filter_map(|l| l.split_once(':')))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let length = (headers.iter().find(|(k, _)| k == "content-length"))
-        .map_or(0, |(_, v)| v.parse::<usize>().unwrap());
+    let (status, headers) = parse_head(String::from_utf8(raw).unwrap().trim_end());
+    let length = (headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length")))
+    .map_or(0, |(_, v)| v.parse::<usize>().unwrap());
     let mut body = vec![0; if head_only { 0 } else { length }];
     stream.read_exact(&mut body).expect("the whole body");
     Reply {
