@@ -1,13 +1,16 @@
 //! The national download files, one description for the loader, which writes them as it loads
 //! a release, and for the server, which serves them (and writes any it lacks): their names and
 //! where they are kept (this file), their columns (`file_layout.rs`), their row order by place
-//! (`order.rs`), and the (Geo)Parquet writer (`parquet/`). One writer for both, so that a file
-//! is the same bytes whichever program wrote it.
+//! (`order.rs`), the CSV text (`csv.rs`), the zip (`zip.rs`) and the (Geo)Parquet writer
+//! (`parquet/`). One writer for both, so that a file is the same bytes whichever program
+//! wrote it.
 
+pub mod csv;
 mod error;
 pub mod file_layout;
 pub mod order;
 pub mod parquet;
+pub mod zip;
 
 use sha2::{Digest, Sha256};
 

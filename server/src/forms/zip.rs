@@ -72,49 +72,16 @@ fn zip_error(e: zip::result::ZipError) -> ApiError {
     ApiError::internal(e)
 }
 
-/// How the one file of every zip is stored: deflated at the fastest level (a national zip is
-/// written while the release is served), and as zip64 (the raw counts' CSV passes 4 GiB in
-/// time). No timestamp is given: the zip's bytes are the CSV's alone.
-fn options() -> zip::write::SimpleFileOptions {
-    zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .compression_level(Some(1))
-        .large_file(true)
-}
-
 /// The zip of a CSV file already written (`csv`), as `name`: the same bytes as the [`Zip`]
-/// form writes from the rows, without reading them again. The deflater's output depends on
-/// how its input is cut, so the file goes in as the form gives it: a line per record (a
-/// line end inside quotes is inside a record).
+/// form writes from the rows, without reading them again (`roadtraffic_downloads::zip`).
 pub fn zip_file(csv: &Path, name: &str, out: &mut dyn Write) -> Result<(), ApiError> {
-    let mut zip = zip::ZipWriter::new_stream(out);
-    zip.start_file(name, options()).map_err(zip_error)?;
-    let file = std::fs::File::open(csv).map_err(ApiError::internal)?;
-    let mut lines = std::io::BufReader::with_capacity(1 << 20, file);
-    let (mut record, mut quoted) = (Vec::with_capacity(4096), false);
-    loop {
-        let start = record.len();
-        let read = std::io::BufRead::read_until(&mut lines, b'\n', &mut record);
-        if read.map_err(ApiError::internal)? == 0 {
-            break;
-        }
-        // A doubled quote inside quotes turns the state twice.
-        let quotes = record[start..].iter().filter(|&&b| b == b'"').count();
-        quoted ^= quotes % 2 == 1;
-        if !quoted {
-            zip.write_all(&record).map_err(ApiError::internal)?;
-            record.clear();
-        }
-    }
-    zip.write_all(&record).map_err(ApiError::internal)?;
-    zip.finish().map_err(zip_error)?;
-    Ok(())
+    roadtraffic_downloads::zip::zip_file(csv, name, out).map_err(ApiError::internal)
 }
 
 impl Writer for Zip {
     fn open(&mut self, out: &mut Vec<u8>, found: &Found) -> Result<(), ApiError> {
         let mut zip = zip::ZipWriter::new_stream(self.made.clone());
-        zip.start_file(self.name.as_str(), options())
+        zip.start_file(self.name.as_str(), roadtraffic_downloads::zip::options())
             .map_err(zip_error)?;
         self.zip = Some(zip);
         self.csv.open(&mut self.line, found)?;
