@@ -77,8 +77,8 @@ struct Args {
     /// builds cost about half the CPU, for a file several times larger (see BENCHMARKS.md).
     #[arg(long)]
     rendered_records: bool,
-    /// Where to write the national Parquet files: roadtraffic-serve's --downloads-dir (by
-    /// default FILE.downloads beside --db, where it looks).
+    /// Where to write the national files (Parquet, CSV and zip): roadtraffic-serve's
+    /// --downloads-dir (by default FILE.downloads beside --db, where it looks).
     #[arg(long, value_name = "DIR")]
     downloads_dir: Option<PathBuf>,
     #[command(flatten)]

@@ -133,7 +133,7 @@ fn load(
     // failure leaves the server to write them itself, as before.
     if let (Some(national), Ok(id)) = (national, release_id) {
         if let Err(e) = national.commit(&id) {
-            log::warn!("national Parquet files not put in place: {e}");
+            log::warn!("national files not put in place: {e}");
         }
     }
     if let Some(c) = committed {
@@ -222,8 +222,8 @@ fn build(
     );
     report.release = opts.release.clone();
     let prepared = rows_done.and_then(|()| national.finish(&conn));
-    let prepared = prepared
-        .map_err(|e| report.note(format!("the national Parquet files were not written: {e}")));
+    let prepared =
+        prepared.map_err(|e| report.note(format!("the national files were not written: {e}")));
     Ok((report, prepared.ok()))
 }
 

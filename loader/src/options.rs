@@ -33,7 +33,7 @@ pub struct LoadOptions {
     /// Also keep every record's JSON, written once, for the server to copy (a larger file,
     /// faster pages: see `rendered.rs`).
     pub rendered_records: bool,
-    /// Where the national Parquet files go (the server's `--downloads-dir`); by default
+    /// Where the national files (Parquet, CSV and zip) go (the server's `--downloads-dir`); by default
     /// beside the database, as the server looks for them (`FILE.downloads`).
     pub downloads_dir: Option<std::path::PathBuf>,
 }

@@ -1,19 +1,22 @@
-//! The national Parquet files, written by the load from the rows it reads, so that every one
-//! is ready when the load ends (the server would otherwise read each table back out of SQLite
-//! and write it on its first start: seconds to a minute).
+//! The national files, Parquet, CSV and zip, written by the load from the rows it reads, so
+//! that every one is ready when the load ends (the server would otherwise read each table back
+//! out of SQLite and write it on its first start: seconds to a minute).
 //!
 //! The big tables (rows with places that no later step changes: AADF, AADF by direction, raw
 //! counts) are copied as they go to SQLite to a thread of their own (the third core's worth of
 //! work: the reader and SQLite have the other two), which sorts them by count point in bounded
-//! memory (`spill`: sorted runs in temporary files beside the target, merged). Once every place
-//! is in the index, their curve positions are known and the thread writes each file in the
-//! server's order (`write`) while SQLite finishes its indexes. The small tables a load
+//! memory (`spill`: sorted runs in temporary files beside the target, merged) and drafts their
+//! CSV text in id order, the CSV file's (`csv`: the areas' names go in at the end). Once every
+//! place is in the index, their curve positions are known and the areas' names settled, and
+//! the thread writes each Parquet file in the server's order (`write`), each CSV file from its
+//! draft and each zip from its CSV, while SQLite finishes its indexes. The small tables a load
 //! completes in SQLite (count points, the tables of totals) are written from their tables.
 //!
 //! The files go to a staging folder under the downloads root (`{pid}.loading`), and into the
 //! release's folder (named by its id, where the server looks) only once the new file is in
 //! place: a refused or killed load leaves no file the server would serve.
 
+mod csv;
 mod spill;
 mod write;
 
@@ -30,6 +33,7 @@ use roadtraffic_catalog::{self as catalog, Dataset};
 use roadtraffic_downloads::{order, release_folder, AreaNames, DownloadError};
 
 use crate::value::Value;
+use csv::Draft;
 use spill::{Sorted, Spill};
 use write::Staged;
 
@@ -157,6 +161,7 @@ impl National {
         let small = catalog::DATASETS.iter().filter(|d| !streamed(d));
         for d in small {
             files.extend(write::from_table(conn, d, &areas, &self.staging.dir)?);
+            files.extend(csv::from_table(conn, d, &areas, &self.staging.dir)?);
         }
         self.feed = None;
         self.placed = None;
@@ -169,7 +174,7 @@ impl National {
         };
         files.extend(streamed);
         log::info!(
-            "national Parquet files: {} ready {:.1} s after the rows",
+            "national files: {} ready {:.1} s after the rows",
             files.len(),
             started.elapsed().as_secs_f64()
         );
@@ -190,8 +195,8 @@ impl Drop for National {
     }
 }
 
-/// The national thread: sorts the streamed rows as they come, then, once every batch is in
-/// and the places are known, writes their files.
+/// The national thread: sorts the streamed rows as they come and drafts their CSV files,
+/// then, once every batch is in and the places are known, writes their files.
 fn sort_and_write(
     rx: &Receiver<ToNational>,
     placed: &Receiver<Placed>,
@@ -199,10 +204,13 @@ fn sort_and_write(
     dir: &Path,
 ) -> Result<Vec<Staged>, DownloadError> {
     let mut spills: Vec<(&'static Dataset, Spill)> = Vec::new();
+    let mut drafts: Vec<Draft> = Vec::new();
     for message in rx {
         match message {
             ToNational::Rows(mut batch) => {
-                let added = sort_batch(&mut spills, batch.table, &batch.values, spill_dir);
+                let (d, values) = (batch.table, &batch.values);
+                let added = sort_batch(&mut spills, d, values, spill_dir)
+                    .and_then(|()| draft_batch(&mut drafts, d, values, spill_dir));
                 batch.values.clear();
                 let _ = batch.spare.send(batch.values);
                 added?;
@@ -213,9 +221,36 @@ fn sort_and_write(
             },
         }
     }
+    let mut jobs: Vec<Job> = spills
+        .into_iter()
+        .map(|(d, s)| Job::Parquet(d, s))
+        .collect();
+    jobs.extend(drafts.into_iter().map(Job::Csv));
     match placed.recv() {
-        Ok((positions, areas)) => write_sorted(spills, dir, &positions, &areas),
+        Ok((positions, areas)) => write_all(jobs, dir, &positions, &areas),
         Err(_) => Ok(Vec::new()), // the load stopped before its rows were all in
+    }
+}
+
+/// Adds a batch to its table's CSV draft, begun with the table's first batch.
+fn draft_batch(
+    drafts: &mut Vec<Draft>,
+    d: &'static Dataset,
+    values: &[Value],
+    dir: &Path,
+) -> std::io::Result<()> {
+    if !drafts
+        .last()
+        .is_some_and(|draft| std::ptr::eq(draft.dataset(), d))
+    {
+        match Draft::new(d, dir)? {
+            Some(draft) => drafts.push(draft),
+            None => return Ok(()),
+        }
+    }
+    match drafts.last_mut() {
+        Some(draft) => draft.add(values),
+        None => Ok(()),
     }
 }
 
@@ -248,23 +283,57 @@ fn sort_batch(
 /// then, so both cores write.
 const WRITERS: usize = 2;
 
-/// Writes each sorted table's file, the biggest first, on [`WRITERS`] threads.
-fn write_sorted(
-    mut spills: Vec<(&'static Dataset, Spill)>,
+/// A streamed table's file to write once the rows are in: its Parquet file from its sorted
+/// rows, or its CSV file (and zip) from its draft.
+enum Job {
+    Parquet(&'static Dataset, Spill),
+    Csv(Draft),
+}
+
+impl Job {
+    fn bytes(&self) -> u64 {
+        match self {
+            Job::Parquet(_, spill) => spill.bytes(),
+            Job::Csv(draft) => draft.bytes(),
+        }
+    }
+
+    fn run(
+        self,
+        dir: &Path,
+        positions: &HashMap<i64, u64>,
+        areas: &AreaNames,
+    ) -> Result<Vec<Staged>, DownloadError> {
+        let started = Instant::now();
+        let (d, files) = match self {
+            Job::Parquet(d, spill) => (d, write_one(d, spill, dir, positions, areas)?),
+            Job::Csv(draft) => (draft.dataset(), draft.finish(areas, dir)?),
+        };
+        let seconds = started.elapsed().as_secs_f64();
+        for file in &files {
+            log::info!("{}: {} written in {seconds:.1} s", d.table, file.key);
+        }
+        Ok(files)
+    }
+}
+
+/// Writes each streamed table's files, the biggest first, on [`WRITERS`] threads.
+fn write_all(
+    mut jobs: Vec<Job>,
     dir: &Path,
     positions: &HashMap<i64, u64>,
     areas: &AreaNames,
 ) -> Result<Vec<Staged>, DownloadError> {
-    spills.sort_by_key(|(_, spill)| spill.bytes());
-    let jobs = std::sync::Mutex::new(spills);
+    jobs.sort_by_key(Job::bytes);
+    let jobs = std::sync::Mutex::new(jobs);
     let next = || jobs.lock().ok().and_then(|mut jobs| jobs.pop());
     let written: Vec<Result<Vec<Staged>, DownloadError>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..WRITERS)
             .map(|_| {
                 scope.spawn(|| {
                     let mut files = Vec::new();
-                    while let Some((d, spill)) = next() {
-                        files.extend(write_one(d, spill, dir, positions, areas)?);
+                    while let Some(job) = next() {
+                        files.extend(job.run(dir, positions, areas)?);
                     }
                     Ok(files)
                 })
@@ -282,23 +351,21 @@ fn write_sorted(
     Ok(files)
 }
 
+/// A streamed table's Parquet file from its sorted rows.
 fn write_one(
     d: &'static Dataset,
     spill: Spill,
     dir: &Path,
     positions: &HashMap<i64, u64>,
     areas: &AreaNames,
-) -> Result<Option<Staged>, DownloadError> {
-    let started = Instant::now();
+) -> Result<Vec<Staged>, DownloadError> {
     if spill.placeless > 0 {
         let placeless = spill.placeless;
         log::warn!("{}: {placeless} rows without a count point", d.table);
     }
     let sorted: Sorted = spill.finish()?;
     let file = write::from_sorted(d, &sorted, positions, areas, dir)?;
-    let seconds = started.elapsed().as_secs_f64();
-    log::info!("{}: national file written in {seconds:.1} s", d.table);
-    Ok(file)
+    Ok(file.into_iter().collect())
 }
 
 impl Prepared {

@@ -29,7 +29,7 @@ pub struct Staged {
 }
 
 /// The file being written, and its hash.
-struct Out {
+pub struct Out {
     file: BufWriter<File>,
     hash: Sha256,
     path: PathBuf,
@@ -37,7 +37,7 @@ struct Out {
 }
 
 impl Out {
-    fn create(dir: &Path, key: String) -> Result<Out, DownloadError> {
+    pub fn create(dir: &Path, key: String) -> Result<Out, DownloadError> {
         let path = dir.join(&key);
         Ok(Out {
             file: BufWriter::with_capacity(1 << 20, File::create(&path)?),
@@ -55,7 +55,8 @@ impl Out {
         Ok(())
     }
 
-    fn done(mut self, mut bytes: Vec<u8>) -> Result<Staged, DownloadError> {
+    /// The file whole once `bytes`, the last of it, are written.
+    pub fn done(mut self, mut bytes: Vec<u8>) -> Result<Staged, DownloadError> {
         self.take(&mut bytes)?;
         let file = self.file.into_inner().map_err(|e| e.into_error())?;
         file.sync_data()?;
@@ -64,6 +65,18 @@ impl Out {
             path: self.path,
             sha256: format!("{:x}", self.hash.finalize()),
         })
+    }
+}
+
+impl Write for Out {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.file.write_all(data)?;
+        self.hash.update(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
     }
 }
 
