@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Release day in one pass (issue 36): the load that writes every national Parquet file itself,
-# against the load before it plus the server's first writing of those files (read back out of
-# SQLite), and against the sqlite3 shell's bare `.import` of the same CSVs, side by side in
+# Release day in one pass (issue 36): the load that writes every national file itself (Parquet,
+# CSV and zip), against the load before it plus the server's first writing of the files that
+# load left to it (read back out of SQLite: all 21 before issue 36, the 14 CSV and zip files
+# for a loader of its first rounds), and against the sqlite3 shell's bare `.import` of the same CSVs, side by side in
 # alternating rounds with a warm page cache.
 #
 #   BEFORE=/path/to/older/roadtraffic-load bench/one_pass.sh DATA_DIR   (ROUNDS=2, OUT_DIR,
@@ -28,7 +29,9 @@ cp "${BEFORE_SERVE:-$BIN/roadtraffic-serve}" "$WORK/before-serve"
 
 mapfile -t CSVS < <(find "$DATA" -type f -iname '*.csv' | sort)
 { echo ".bail on"; i=0; for f in "${CSVS[@]}"; do i=$((i + 1)); echo ".import --csv '$f' t$i"; done; } > "$WORK/import.sql"
-mapfile -t PARQUET < <(cd "$DATA" && ls *.csv | sed 's/\.csv$/.parquet/')
+# Every national file, in the order the server's warm-up writes them: each dataset's Parquet,
+# CSV, then zip (deflated from the CSV once that is written).
+mapfile -t NATIONAL < <(cd "$DATA" && ls *.csv | sed 's/\.csv$//' | while read -r stem; do printf '%s\n' "$stem.parquet" "$stem.csv" "$stem.zip"; done)
 echo "# $(date -u +%FT%TZ) $(hostname) $(nproc) cores; ${#CSVS[@]} files, $(du -shc "${CSVS[@]}" | tail -1 | cut -f1); $ROUNDS rounds"
 cat "${CSVS[@]}" > /dev/null
 
@@ -39,16 +42,18 @@ timed() {  # timed NAME CMD...: "NAME seconds peak_kb"
     echo "$name $(cat "$WORK/time")" | tee -a "$WORK/results"
 }
 
-# The server's first writing of every national Parquet file of DB, one after another as its
-# warm-up would write them: seconds from its first answer until the last file is served.
+# The server's first writing of every national file of DB the load did not leave, one after
+# another as its warm-up would write them: seconds from its first answer until the last file
+# is served.
 server_writes() {
     local db=$1 port
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    "$WORK/before-serve" --db "$db" --bind "127.0.0.1:$port" --lazy-downloads --downloads-dir "$WORK/db/server" > "$WORK/serve.log" 2>&1 &
+    # The load's own downloads folder: the files it wrote are served as they are.
+    "$WORK/before-serve" --db "$db" --bind "127.0.0.1:$port" --lazy-downloads > "$WORK/serve.log" 2>&1 &
     SERVER_PID=$!
     until curl -fs "http://127.0.0.1:$port/api/regions" > /dev/null; do sleep 0.1; done
     local start; start=$(date +%s.%N)
-    for p in "${PARQUET[@]}"; do curl -fs -o /dev/null "http://127.0.0.1:$port/downloads/$p"; done
+    for p in "${NATIONAL[@]}"; do curl -fs -o /dev/null "http://127.0.0.1:$port/downloads/$p"; done
     local end; end=$(date +%s.%N)
     kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=
     echo "server_write $(echo "$end - $start" | bc) 0" | tee -a "$WORK/results"
@@ -62,8 +67,8 @@ for r in $(seq "$ROUNDS"); do
     server_writes "$WORK/db/before.db"
     rm -rf "$WORK/db"; mkdir -p "$WORK/db"
     timed ours "$WORK/load" --quiet --db "$WORK/db/ours.db" "$DATA"
-    ready=$(find "$WORK/db/ours.db.downloads" -name '*.parquet' | wc -l)
-    echo "# round $r: $ready national Parquet files ready when the load ended"
+    ready=$(find "$WORK/db/ours.db.downloads" -name '*.etag' | wc -l)
+    echo "# round $r: $ready of ${#NATIONAL[@]} national files ready when the load ended"
     if [ -n "${NO_TOTALS:-}" ]; then
         rm -rf "$WORK/db"; mkdir -p "$WORK/db"
         timed no_totals "$NO_TOTALS" --quiet --db "$WORK/db/nt.db" "$DATA"
@@ -86,7 +91,7 @@ awk '
         printf "\n| | median s | peak RSS | / .import |\n|---|---|---|---|\n"
         printf "| sqlite3 .import | %.2f | %.0f MB | 1 |\n", median(b, nb), bp / 1024
         printf "| before: load | %.2f | %.0f MB | |\n", median(e, ne), ep / 1024
-        printf "| before: + the server writing the national Parquet files | %.2f | | %.2f |\n", median(e, ne) + median(w, nw), median(re, ne)
+        printf "| before: + the server writing the national files it left | %.2f | | %.2f |\n", median(e, ne) + median(w, nw), median(re, ne)
         printf "| one pass: load writing them | %.2f | %.0f MB | %.2f |\n", median(o, no), op / 1024, median(ro, no)
         if (nt) printf "| one pass without the tables of totals | %.2f | %.0f MB | (totals: %.1f%% of the load) |\n", median(t, nt), tp / 1024, 100 * (median(o, no) - median(t, nt)) / median(o, no)
     }' "$WORK/results"

@@ -5,11 +5,11 @@
 //! The big tables (rows with places that no later step changes: AADF, AADF by direction, raw
 //! counts) are copied as they go to SQLite to a thread of their own (the third core's worth of
 //! work: the reader and SQLite have the other two), which sorts them by count point in bounded
-//! memory (`spill`: sorted runs in temporary files beside the target, merged) and drafts their
-//! CSV text in id order, the CSV file's (`csv`: the areas' names go in at the end). Once every
-//! place is in the index, their curve positions are known and the areas' names settled, and
-//! the thread writes each Parquet file in the server's order (`write`), each CSV file from its
-//! draft and each zip from its CSV, while SQLite finishes its indexes. The small tables a load
+//! memory (`spill`: sorted runs in temporary files beside the target, merged) and writes their
+//! CSV files in id order as the rows come (`csv`: checked once the areas' names are settled).
+//! Once every place is in the index, their curve positions are known, and the thread writes
+//! each Parquet file in the server's order (`write`) and each CSV file's zip, while SQLite
+//! finishes its indexes. The small tables a load
 //! completes in SQLite (count points, the tables of totals) are written from their tables.
 //!
 //! The files go to a staging folder under the downloads root (`{pid}.loading`), and into the
@@ -167,12 +167,19 @@ impl National {
         self.placed = None;
         let thread = self.thread.take();
         let joined = thread.map(|t| t.join());
-        let streamed = match joined {
+        let written = match joined {
             Some(Ok(result)) => result?,
             Some(Err(_)) => return Err(DownloadError::parquet("the national thread panicked")),
             None => Vec::new(),
         };
-        files.extend(streamed);
+        files.extend(written);
+        // A streamed table's CSV file not whole as written (`csv`), or of no rows.
+        for d in catalog::DATASETS.iter().filter(|d| streamed(d)) {
+            let key = csv::csv_key(d);
+            if !files.iter().any(|f| Some(f.key.as_str()) == key) {
+                files.extend(csv::from_table(conn, d, &areas, &self.staging.dir)?);
+            }
+        }
         log::info!(
             "national files: {} ready {:.1} s after the rows",
             files.len(),
@@ -210,7 +217,8 @@ fn sort_and_write(
             ToNational::Rows(mut batch) => {
                 let (d, values) = (batch.table, &batch.values);
                 let added = sort_batch(&mut spills, d, values, spill_dir)
-                    .and_then(|()| draft_batch(&mut drafts, d, values, spill_dir));
+                    .map_err(DownloadError::from)
+                    .and_then(|()| draft_batch(&mut drafts, d, values, dir));
                 batch.values.clear();
                 let _ = batch.spare.send(batch.values);
                 added?;
@@ -225,20 +233,20 @@ fn sort_and_write(
         .into_iter()
         .map(|(d, s)| Job::Parquet(d, s))
         .collect();
-    jobs.extend(drafts.into_iter().map(Job::Csv));
+    jobs.extend(drafts.into_iter().map(|d| Job::Csv(Box::new(d))));
     match placed.recv() {
         Ok((positions, areas)) => write_all(jobs, dir, &positions, &areas),
         Err(_) => Ok(Vec::new()), // the load stopped before its rows were all in
     }
 }
 
-/// Adds a batch to its table's CSV draft, begun with the table's first batch.
+/// Adds a batch to its table's CSV file, begun with the table's first batch.
 fn draft_batch(
     drafts: &mut Vec<Draft>,
     d: &'static Dataset,
     values: &[Value],
     dir: &Path,
-) -> std::io::Result<()> {
+) -> Result<(), DownloadError> {
     if !drafts
         .last()
         .is_some_and(|draft| std::ptr::eq(draft.dataset(), d))
@@ -249,7 +257,7 @@ fn draft_batch(
         }
     }
     match drafts.last_mut() {
-        Some(draft) => draft.add(values),
+        Some(draft) => Ok(draft.add(values)?),
         None => Ok(()),
     }
 }
@@ -287,7 +295,7 @@ const WRITERS: usize = 2;
 /// rows, or its CSV file (and zip) from its draft.
 enum Job {
     Parquet(&'static Dataset, Spill),
-    Csv(Draft),
+    Csv(Box<Draft>),
 }
 
 impl Job {

@@ -34,6 +34,7 @@ pub struct Out {
     hash: Sha256,
     path: PathBuf,
     key: String,
+    len: u64,
 }
 
 impl Out {
@@ -44,6 +45,7 @@ impl Out {
             hash: Sha256::new(),
             path,
             key,
+            len: 0,
         })
     }
 
@@ -51,8 +53,14 @@ impl Out {
     fn take(&mut self, bytes: &mut Vec<u8>) -> Result<(), DownloadError> {
         self.file.write_all(bytes)?;
         self.hash.update(&bytes[..]);
+        self.len += bytes.len() as u64;
         bytes.clear();
         Ok(())
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> u64 {
+        self.len
     }
 
     /// The file whole once `bytes`, the last of it, are written.
@@ -72,6 +80,7 @@ impl Write for Out {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
         self.file.write_all(data)?;
         self.hash.update(data);
+        self.len += data.len() as u64;
         Ok(data.len())
     }
 

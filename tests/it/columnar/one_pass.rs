@@ -44,11 +44,33 @@ print(json.dumps({"equal": a.equals(b), "rows": a.num_rows, "same_geo": ga == gb
                   "geo": ga is not None, "same_schema": a.schema.equals(b.schema)}))
 "#;
 
+/// Loads `input` into `db`: what the load logs of its national files.
+fn load_logging(db: &Path, input: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_roadtraffic-load"))
+        .env("RUST_LOG", "roadtraffic_loader::national=info")
+        .args(["--quiet", "--db"])
+        .args([db, input])
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{log}");
+    log
+}
+
+/// What the load logs of a CSV file it could not keep as written from the rows.
+const FROM_THE_TABLE: &str = "its CSV file is written from the table";
+
 #[test]
-fn the_load_writes_every_national_parquet_file_that_the_server_serves_as_written() {
+fn the_load_writes_every_national_file_that_the_server_serves_as_written() {
     let dir = scratch_dir();
     let db = dir.join("one-pass.db");
-    load_ok(&db, &["--quiet"], &[&repo_path("data/sample")]);
+    let log = load_logging(&db, &repo_path("data/sample"));
+    // Every row names its areas as the areas' tables do: each CSV file is whole as written.
+    assert!(!log.contains(FROM_THE_TABLE), "{log}");
+    assert!(
+        log.contains("dft_traffic_counts_raw_counts.csv written"),
+        "{log}"
+    );
     served_as_written_and_as_the_server_writes(&dir, &db);
 }
 
@@ -81,9 +103,9 @@ fn scattered_rows_sorted_through_many_runs_make_the_same_files() {
     served_as_written_and_as_the_server_writes(&dir, &db);
 }
 
-/// Text that must be quoted (quotes, a comma, a backslash, a line end) and an area named
-/// differently by an earlier row than by its latest year's: the CSV text the load drafts as
-/// rows come, with the names put in at the end, is still the server's bytes.
+/// Text that must be quoted (quotes, a comma, a backslash, a line end), written into the CSV
+/// file as the rows come; and an area named by an earlier row otherwise than by its latest
+/// year's, whose file is written again from its table: both still the server's bytes.
 #[test]
 fn quoted_text_and_renamed_areas_make_the_same_csv_files() {
     let dir = scratch_dir();
@@ -95,26 +117,42 @@ fn quoted_text_and_renamed_areas_make_the_same_csv_files() {
     {
         std::fs::copy(entry.path(), input.join(entry.file_name())).unwrap();
     }
-    let aadf = input.join("dft_traffic_counts_aadf.csv");
-    let text = std::fs::read_to_string(&aadf).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    // The first row's start junction and local authority (Newport, of 2019, not its latest).
-    lines[1] = lines[1]
-        .replacen(",Newport,", ",\"Newport, \"\"old\"\"\",", 1)
-        .replacen(",28,27,", ",\"Junction \"\"A\"\", B\\C\",27,", 1);
-    lines[2] = lines[2].replacen(",A891,", ",\"line one\nline two\",", 1);
-    std::fs::write(&aadf, lines.join("\n") + "\n").unwrap();
+    let edit = |file: &str, edit: &dyn Fn(&mut Vec<String>)| {
+        let path = input.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        edit(&mut lines);
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    };
+    edit("dft_traffic_counts_aadf.csv", &|lines| {
+        let quoted = ",\"Junction \"\"A\"\", B\\C\",27,";
+        lines[1] = lines[1].replacen(",28,27,", quoted, 1);
+        lines[2] = lines[2].replacen(",A891,", ",\"line one\nline two\",", 1);
+    });
+    // The first row's local authority (Newport, of 2019, not its latest year).
+    edit("dft_traffic_counts_aadf_by_direction.csv", &|lines| {
+        lines[1] = lines[1].replacen(",Newport,", ",\"Newport, \"\"old\"\"\",", 1);
+    });
     let db = dir.join("odd.db");
-    load_ok(&db, &["--quiet"], &[&input]);
+    let log = load_logging(&db, &input);
+    // The renamed area's file is written again from its table; the others stand as written.
+    let again = format!("aadf_by_direction: areas named otherwise by some rows, or ids out of order: {FROM_THE_TABLE}");
+    assert!(log.contains(&again), "{log}");
+    assert_eq!(log.matches(FROM_THE_TABLE).count(), 1, "{log}");
     served_as_written_and_as_the_server_writes(&dir, &db);
     let mut root = db.as_os_str().to_owned();
     root.push(".downloads");
-    let csv = release_folder(Path::new(&root)).join("dft_traffic_counts_aadf.csv");
-    let csv = std::fs::read_to_string(csv).unwrap();
+    let folder = release_folder(Path::new(&root));
+    let csv = std::fs::read_to_string(folder.join("dft_traffic_counts_aadf.csv")).unwrap();
     assert!(csv.contains(",\"Junction \"\"A\"\", B\\C\",27,"), "{csv}");
     assert!(csv.contains(",\"line one\nline two\",A8118,"), "{csv}");
     // The latest year's name, on every row of the area.
-    assert!(!csv.contains("Newport, "), "{csv}");
+    let file = folder.join("dft_traffic_counts_aadf_by_direction.csv");
+    let csv = std::fs::read_to_string(file).unwrap();
+    assert!(
+        csv.contains(",Newport,") && !csv.contains("Newport, "),
+        "{csv}"
+    );
 }
 
 /// The national files a load left beside `db`: each with its tag, served as written by a
