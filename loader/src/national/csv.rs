@@ -84,7 +84,7 @@ impl Draft {
                 _ => None,
             })
             .collect();
-        let mut out = Out::create(dir, key)?;
+        let mut out = Out::buffered(dir, key, 128 << 10)?;
         let mut head = Vec::new();
         header(&mut head, &layout.headers, layout.quoting);
         out.write_all(&head)?;

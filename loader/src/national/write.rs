@@ -39,9 +39,15 @@ pub struct Out {
 
 impl Out {
     pub fn create(dir: &Path, key: String) -> Result<Out, DownloadError> {
+        Out::buffered(dir, key, 1 << 20)
+    }
+
+    /// A file whose writes are gathered `buffer` bytes at a time (a CSV file written while the
+    /// load's other tables are built holds a small buffer).
+    pub fn buffered(dir: &Path, key: String, buffer: usize) -> Result<Out, DownloadError> {
         let path = dir.join(&key);
         Ok(Out {
-            file: BufWriter::with_capacity(1 << 20, File::create(&path)?),
+            file: BufWriter::with_capacity(buffer, File::create(&path)?),
             hash: Sha256::new(),
             path,
             key,
