@@ -26,7 +26,7 @@ use roadtraffic_downloads::csv::{cell, header, text};
 use roadtraffic_downloads::file_layout::stored_value;
 use roadtraffic_downloads::{AreaNames, Cell, CellValue, DownloadError, FileLayout};
 
-use super::write::{Out, Staged};
+use super::write::{stored_positions, Out, Staged};
 use crate::value::Value;
 
 /// One streamed table's CSV file being written as its rows come.
@@ -75,9 +75,7 @@ impl Draft {
         let (Some((layout, key, _)), Some(id_at)) = (national(d), d.position("id")) else {
             return Ok(None);
         };
-        let stored_at = (d.stored_columns())
-            .map(|c| d.position(c.name).unwrap_or(usize::MAX))
-            .collect();
+        let stored_at = stored_positions(d);
         let own_name_at = (layout.cells.iter().zip(&layout.columns))
             .map(|(c, column)| match (c, column) {
                 (Cell::Area(..), Some(column)) => d.position(column.name),

@@ -95,6 +95,13 @@ impl Write for Out {
     }
 }
 
+/// Each stored column's position in a row of the loader's values (every column of `d`).
+pub fn stored_positions(d: &Dataset) -> Vec<usize> {
+    (d.stored_columns())
+        .map(|c| d.position(c.name).unwrap_or(usize::MAX))
+        .collect()
+}
+
 /// Bytes gathered from the encoder before they go to the file.
 const FLUSH_BYTES: usize = 1 << 20;
 
@@ -116,9 +123,7 @@ pub fn from_sorted(
     let Some((layout, key)) = layout(d) else {
         return Ok(None);
     };
-    let stored_at: Vec<usize> = (d.stored_columns())
-        .map(|c| d.position(c.name).unwrap_or(usize::MAX))
-        .collect();
+    let stored_at = stored_positions(d);
     let mut keyed: Vec<(u64, i64, usize)> = (sorted.count_points.iter().enumerate())
         .map(|(n, (count_point, _))| (position(positions, *count_point), *count_point, n))
         .collect();

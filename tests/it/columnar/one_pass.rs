@@ -74,25 +74,33 @@ fn the_load_writes_every_national_file_that_the_server_serves_as_written() {
     served_as_written_and_as_the_server_writes(&dir, &db);
 }
 
+/// The sample's files written into `input`, each file's lines (header first) edited on the
+/// way by `edit(file name, lines)`.
+fn sample_edited(input: &Path, edit: impl Fn(&str, &mut Vec<String>)) -> PathBuf {
+    std::fs::create_dir_all(input).unwrap();
+    for entry in std::fs::read_dir(repo_path("data/sample"))
+        .unwrap()
+        .flatten()
+    {
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        edit(entry.file_name().to_str().unwrap(), &mut lines);
+        std::fs::write(input.join(entry.file_name()), lines.join("\n") + "\n").unwrap();
+    }
+    input.to_path_buf()
+}
+
 /// Rows that come scattered (each count point's here and there in the file), sorted through
 /// runs of 4 KiB: a count point's rows are read back from many runs, and the files are still
 /// the server's bytes.
 #[test]
 fn scattered_rows_sorted_through_many_runs_make_the_same_files() {
     let dir = scratch_dir();
-    let input = dir.join("scattered");
-    std::fs::create_dir_all(&input).unwrap();
-    for entry in std::fs::read_dir(repo_path("data/sample"))
-        .unwrap()
-        .flatten()
-    {
-        let text = std::fs::read_to_string(entry.path()).unwrap();
-        let mut lines: Vec<&str> = text.lines().collect();
+    let input = sample_edited(&dir.join("scattered"), |_, lines| {
         // Every 7th row, from each of 7 starting rows in turn: a fixed scattering.
         let rows = lines.split_off(1);
-        lines.extend((0..7).flat_map(|k| rows.iter().skip(k).step_by(7).copied()));
-        std::fs::write(input.join(entry.file_name()), lines.join("\n") + "\n").unwrap();
-    }
+        lines.extend((0..7).flat_map(|k| rows.iter().skip(k).step_by(7).cloned()));
+    });
     let db = dir.join("scattered.db");
     stdout_of(
         Command::new(env!("CARGO_BIN_EXE_roadtraffic-load"))
@@ -109,29 +117,17 @@ fn scattered_rows_sorted_through_many_runs_make_the_same_files() {
 #[test]
 fn quoted_text_and_renamed_areas_make_the_same_csv_files() {
     let dir = scratch_dir();
-    let input = dir.join("odd");
-    std::fs::create_dir_all(&input).unwrap();
-    for entry in std::fs::read_dir(repo_path("data/sample"))
-        .unwrap()
-        .flatten()
-    {
-        std::fs::copy(entry.path(), input.join(entry.file_name())).unwrap();
-    }
-    let edit = |file: &str, edit: &dyn Fn(&mut Vec<String>)| {
-        let path = input.join(file);
-        let text = std::fs::read_to_string(&path).unwrap();
-        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-        edit(&mut lines);
-        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    };
-    edit("dft_traffic_counts_aadf.csv", &|lines| {
-        let quoted = ",\"Junction \"\"A\"\", B\\C\",27,";
-        lines[1] = lines[1].replacen(",28,27,", quoted, 1);
-        lines[2] = lines[2].replacen(",A891,", ",\"line one\nline two\",", 1);
-    });
-    // The first row's local authority (Newport, of 2019, not its latest year).
-    edit("dft_traffic_counts_aadf_by_direction.csv", &|lines| {
-        lines[1] = lines[1].replacen(",Newport,", ",\"Newport, \"\"old\"\"\",", 1);
+    let input = sample_edited(&dir.join("odd"), |file, lines| match file {
+        "dft_traffic_counts_aadf.csv" => {
+            let quoted = ",\"Junction \"\"A\"\", B\\C\",27,";
+            lines[1] = lines[1].replacen(",28,27,", quoted, 1);
+            lines[2] = lines[2].replacen(",A891,", ",\"line one\nline two\",", 1);
+        }
+        // The first row's local authority (Newport, of 2019, not its latest year).
+        "dft_traffic_counts_aadf_by_direction.csv" => {
+            lines[1] = lines[1].replacen(",Newport,", ",\"Newport, \"\"old\"\"\",", 1);
+        }
+        _ => {}
     });
     let db = dir.join("odd.db");
     let log = load_logging(&db, &input);
