@@ -12,6 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 use roadtraffic_catalog::schema;
 
 use crate::group::Group;
+use crate::layer;
 use crate::storage::Storage;
 
 /// The page size the loader builds files with.
@@ -22,25 +23,58 @@ struct TableToCopy {
     schema: String,
     table: String,
     virtual_table: bool,
+    /// Where its rows are read when not from `schema`'s table: a layered group's view.
+    rows_from: Option<String>,
+}
+
+/// Groups of the release copied to store as layers ([`crate::layer`]) over the tables of the
+/// file `base` holds (a newer release, whole).
+pub struct Layering<'a> {
+    pub base: &'a Path,
+    pub groups: &'a [Group],
 }
 
 /// Writes into `dest` (absent, or an empty file the caller created) every table of the
 /// release stored in `from`, as a reader finds them (its own file first, then the files of its
 /// shared groups), but the tables of the groups in `skip`: each table with its indexes, its
 /// rows under the same ids, its statistics (`sqlite_stat1`, `sqlite_stat4`) and the metadata
-/// unchanged (so its [`crate::metadata_id`] is unchanged). `dest` is not synced.
-pub fn copy_release(from: &Storage, dest: &Path, skip: &[Group]) -> rusqlite::Result<()> {
+/// unchanged (so its [`crate::metadata_id`] is unchanged). The tables `from` reads through
+/// layers are written whole. With `layering`, the tables of its groups are written as layers
+/// over `base`'s where they can be: the groups so written are returned. `dest` is not synced.
+pub fn copy_release(
+    from: &Storage,
+    dest: &Path,
+    skip: &[Group],
+    layering: Option<&Layering>,
+) -> rusqlite::Result<Vec<Group>> {
     let conn = open_dest(dest)?;
     let uri = |path: &Path| format!("file:{}?mode=ro&immutable=1", schema::uri_path(path));
     conn.execute("ATTACH DATABASE ?1 AS src", [uri(&from.main)])?;
-    from.attach(&conn, uri)?;
-    let skipped: Vec<&str> = skip
-        .iter()
-        .flat_map(|g| g.tables.iter().map(String::as_str))
+    from.attach(&conn, "src", uri)?;
+    let to_layer = layering.map_or(&[][..], |l| l.groups);
+    if let Some(l) = layering {
+        conn.execute("ATTACH DATABASE ?1 AS base", [uri(l.base)])?;
+    }
+    let mut skipped: Vec<String> = (skip.iter())
+        .flat_map(|g| g.tables.iter().cloned())
         .collect();
+    let read_through_layers: Vec<String> = from.layered.iter().map(|(g, _)| g.clone()).collect();
+    let layered_here = to_layer.iter().map(|g| g.name.to_string());
+    for group in read_through_layers.iter().cloned().chain(layered_here) {
+        skipped.extend([layer::own_table(&group), layer::hide_table(&group), group]);
+    }
     let mut schemas = vec!["src".to_string()];
     schemas.extend((0..from.attached.len()).map(|i| format!("shared{i}")));
-    let sources = tables_to_copy(&conn, &schemas, &skipped)?;
+    let mut sources = tables_to_copy(&conn, &schemas, &skipped)?;
+    for table in read_through_layers {
+        let schema = holder_of(&conn, &schemas, &table)?;
+        sources.push(TableToCopy {
+            schema,
+            rows_from: Some(format!("temp.\"{table}\" ORDER BY id")),
+            table,
+            virtual_table: false,
+        });
+    }
     for s in &sources {
         create_table(&conn, s)?;
     }
@@ -54,8 +88,45 @@ pub fn copy_release(from: &Storage, dest: &Path, skip: &[Group]) -> rusqlite::Re
     for s in &sources {
         copy_rows(&conn, s, stat4)?;
     }
+    let layered = write_layers(&conn, to_layer, stat4)?;
     conn.execute_batch("COMMIT")?;
-    conn.close().map_err(|(_, e)| e)
+    conn.close().map_err(|(_, e)| e)?;
+    Ok(layered)
+}
+
+/// Each group's table written as a layer over `base`'s, or whole where it cannot be: the
+/// groups written as layers.
+fn write_layers(conn: &Connection, groups: &[Group], stat4: bool) -> rusqlite::Result<Vec<Group>> {
+    let mut layered = Vec::new();
+    for group in groups {
+        let table = group.name;
+        if layer::write_layer(conn, "src", "base", table)? {
+            conn.execute_batch(&format!("ANALYZE main.\"{}\"", layer::own_table(table)))?;
+            layered.push(group.clone());
+            continue;
+        }
+        let whole = TableToCopy {
+            schema: "src".to_string(),
+            table: table.to_string(),
+            virtual_table: false,
+            rows_from: None,
+        };
+        if has_table(conn, "src", table)? {
+            create_table(conn, &whole)?;
+            copy_rows(conn, &whole, stat4)?;
+        }
+    }
+    Ok(layered)
+}
+
+/// The first schema holding a table.
+fn holder_of(conn: &Connection, schemas: &[String], table: &str) -> rusqlite::Result<String> {
+    for schema in schemas {
+        if has_table(conn, schema, table)? {
+            return Ok(schema.clone());
+        }
+    }
+    Err(rusqlite::Error::QueryReturnedNoRows)
 }
 
 fn open_dest(dest: &Path) -> rusqlite::Result<Connection> {
@@ -82,7 +153,7 @@ fn open_dest(dest: &Path) -> rusqlite::Result<Connection> {
 fn tables_to_copy(
     conn: &Connection,
     schemas: &[String],
-    skipped: &[&str],
+    skipped: &[String],
 ) -> rusqlite::Result<Vec<TableToCopy>> {
     let mut out: Vec<TableToCopy> = Vec::new();
     for schema in schemas {
@@ -97,13 +168,14 @@ fn tables_to_copy(
         })?;
         for row in rows {
             let (table, kind) = row?;
-            if skipped.contains(&table.as_str()) || out.iter().any(|s| s.table == table) {
+            if skipped.contains(&table) || out.iter().any(|s| s.table == table) {
                 continue;
             }
             out.push(TableToCopy {
                 schema: schema.clone(),
                 table,
                 virtual_table: kind == "virtual",
+                rows_from: None,
             });
         }
     }
@@ -113,16 +185,22 @@ fn tables_to_copy(
 /// The table and its indexes, from the source's SQL, in the new file.
 fn create_table(conn: &Connection, s: &TableToCopy) -> rusqlite::Result<()> {
     let sql = format!(
-        "SELECT sql FROM \"{}\".sqlite_master WHERE tbl_name = ?1 AND sql IS NOT NULL \
-         AND type IN ('table', 'index') ORDER BY type = 'index', rowid",
+        "SELECT type, name, sql FROM \"{}\".sqlite_master WHERE tbl_name = ?1 \
+         AND sql IS NOT NULL AND type IN ('table', 'index') ORDER BY type = 'index', rowid",
         s.schema
     );
     let mut stmt = conn.prepare(&sql)?;
-    let ddl: Vec<String> = stmt
-        .query_map([&s.table], |r| r.get(0))?
+    let ddl: Vec<(String, String, String)> = stmt
+        .query_map([&s.table], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    for statement in ddl {
-        conn.execute_batch(&statement)?;
+    for (kind, name, statement) in ddl {
+        // An index's table is found by name, and a temporary view of a layered table (made
+        // when the source was attached) would shadow the new table: the index is named in
+        // `main`, where its table is then looked up.
+        match kind.as_str() {
+            "index" => conn.execute_batch(&layer::index_sql(&statement, &name, &s.table))?,
+            _ => conn.execute_batch(&statement)?,
+        }
     }
     Ok(())
 }
@@ -136,9 +214,19 @@ fn copy_rows(conn: &Connection, s: &TableToCopy, stat4: bool) -> rusqlite::Resul
     } else {
         ""
     };
+    let rows = match &s.rows_from {
+        Some(from) => from.clone(),
+        None => format!("\"{schema}\".\"{table}\"{order}"),
+    };
     conn.execute_batch(&format!(
-        "INSERT INTO main.\"{table}\" SELECT * FROM \"{schema}\".\"{table}\"{order}"
+        "INSERT INTO main.\"{table}\" SELECT * FROM {rows}"
     ))?;
+    if s.rows_from.is_some() {
+        // Rows of its own: its statistics made as the loader makes them.
+        return conn.execute_batch(&format!(
+            "PRAGMA analysis_limit = 1000; ANALYZE main.\"{table}\""
+        ));
+    }
     let stats = [("sqlite_stat1", true), ("sqlite_stat4", stat4)];
     for (stat, wanted) in stats {
         if wanted && has_table(conn, schema, stat)? {
@@ -238,7 +326,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let src = source(dir.path());
         let dest = dir.path().join("dest.sqlite");
-        copy_release(&Storage::file(&src), &dest, &[group_of(&RAW_COUNTS)]).unwrap();
+        copy_release(&Storage::file(&src), &dest, &[group_of(&RAW_COUNTS)], None).unwrap();
         let (a, b) = (
             Connection::open(&src).unwrap(),
             Connection::open(&dest).unwrap(),

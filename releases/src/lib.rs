@@ -28,11 +28,13 @@
 //!
 //! - [`copy`]: files of kept releases written whole, table by table;
 //! - [`diff`]: what changed between two releases;
+//! - [`layer`]: a table stored as the rows that differ from a newer release's;
 //! - `group`, `manifest`, `reconcile`, `storage`: what the names above say.
 
 pub mod copy;
 pub mod diff;
 mod group;
+pub mod layer;
 mod manifest;
 mod reconcile;
 mod sqlite;

@@ -52,6 +52,11 @@ pub struct KeptRelease {
     /// holds them: one in the releases folder, or `None` for the `--db` file.
     #[serde(default)]
     pub shared: BTreeMap<String, Option<String>>,
+    /// The groups whose table it reads through layers ([`crate::layer`]), each with the files
+    /// holding them: the files of the layers, topmost first (its own file's, if it has one of
+    /// its own), then the file holding the table whole (`None` for the `--db` file).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub layered: BTreeMap<String, Vec<Option<String>>>,
     /// The hash of each of its groups that was hashed ([`crate::hash_group`]): a group is shared
     /// only between releases whose hashes of it are equal.
     #[serde(default)]
@@ -60,6 +65,17 @@ pub struct KeptRelease {
     pub row_counts: serde_json::Value,
     /// Its source files, with their sizes and SHA-256, from its metadata.
     pub sources: serde_json::Value,
+}
+
+impl KeptRelease {
+    /// Every file of the releases folder it names: its own, and those of its shared and
+    /// layered groups.
+    pub fn files_named(&self) -> impl Iterator<Item = &String> {
+        let layers = self.layered.values().flatten().flatten();
+        (self.file.iter())
+            .chain(self.shared.values().flatten())
+            .chain(layers)
+    }
 }
 
 impl Manifest {
@@ -114,7 +130,7 @@ impl Manifest {
     /// Every file in the releases folder that a kept release reads.
     pub fn files_used(&self) -> Vec<&str> {
         let mut files: Vec<&str> = (self.releases.iter())
-            .flat_map(|r| r.file.iter().chain(r.shared.values().flatten()))
+            .flat_map(KeptRelease::files_named)
             .map(String::as_str)
             .collect();
         files.sort_unstable();
@@ -137,7 +153,7 @@ impl Manifest {
                     r.name
                 ));
             }
-            for file in r.file.iter().chain(r.shared.values().flatten()) {
+            for file in r.files_named() {
                 check_file_name(file)?;
             }
         }
@@ -219,6 +235,7 @@ mod tests {
             loaded_at: "2025-01-01T00:00:00Z".into(),
             file: file.map(str::to_string),
             shared: BTreeMap::from([("raw_counts".to_string(), None)]),
+            layered: Default::default(),
             hashes: BTreeMap::new(),
             row_counts: serde_json::json!({"aadf": 3}),
             sources: serde_json::json!([]),

@@ -38,6 +38,7 @@ impl KeptRelease {
             loaded_at: meta(metadata::LOADED_AT)?,
             file: None,
             shared: Default::default(),
+            layered: Default::default(),
             hashes: Default::default(),
             row_counts: json(metadata::ROW_COUNTS)?,
             sources: json(metadata::SOURCES)?,
@@ -62,8 +63,12 @@ impl Manifest {
         let mut releases: Vec<KeptRelease> = match self.position_of(&latest.id) {
             Some(i) => self.releases[..=i].to_vec(),
             None => {
-                let standalone =
-                    |r: &&KeptRelease| r.file.is_some() && r.shared.values().all(Option::is_some);
+                let standalone = |r: &&KeptRelease| {
+                    let layers = r.layered.values().flatten();
+                    r.file.is_some()
+                        && r.shared.values().all(Option::is_some)
+                        && layers.clone().all(Option::is_some)
+                };
                 let mut kept: Vec<KeptRelease> = (self.releases.iter())
                     .filter(standalone)
                     .filter(|r| r.name != latest.name)
@@ -76,6 +81,7 @@ impl Manifest {
         if let Some(last) = releases.last_mut() {
             last.file = None;
             last.shared.clear();
+            last.layered.clear();
         }
         Manifest { releases }
     }
@@ -115,6 +121,7 @@ mod tests {
             shared: (shared.iter())
                 .map(|(g, f)| (g.to_string(), f.map(str::to_string)))
                 .collect(),
+            layered: Default::default(),
             hashes: BTreeMap::new(),
             row_counts: serde_json::json!({}),
             sources: serde_json::json!([]),

@@ -19,6 +19,9 @@ pub struct Storage {
     pub attached: Vec<PathBuf>,
     /// Each shared group, with the file of [`Storage::attached`] it is read from.
     pub shared: Vec<(String, PathBuf)>,
+    /// Each group whose table is read through layers ([`crate::layer`]), with the files holding
+    /// them (its own or attached ones): the layers' topmost first, the table's whole last.
+    pub layered: Vec<(String, Vec<PathBuf>)>,
 }
 
 impl Storage {
@@ -28,6 +31,7 @@ impl Storage {
             main: path.to_path_buf(),
             attached: Vec::new(),
             shared: Vec::new(),
+            layered: Vec::new(),
         }
     }
 
@@ -35,7 +39,7 @@ impl Storage {
     /// written, never locked (files of releases are replaced by renaming, never in place).
     pub fn open(&self) -> rusqlite::Result<Connection> {
         let conn = open_read_only(&self.main)?;
-        self.attach(&conn, read_only_uri)?;
+        self.attach(&conn, "main", read_only_uri)?;
         Ok(conn)
     }
 
@@ -47,23 +51,46 @@ impl Storage {
             None => db.to_path_buf(),
         };
         // The --db file last: it holds every table, other releases' versions too.
-        let mut files: Vec<&Option<String>> = release.shared.values().collect();
+        let layers = release.layered.values().flatten();
+        let mut files: Vec<&Option<String>> = release.shared.values().chain(layers).collect();
         files.sort_by_key(|f| f.is_none());
+        let main = path(&release.file);
         let mut attached: Vec<PathBuf> = Vec::new();
         for file in files {
             let p = path(file);
-            if !attached.contains(&p) {
+            if p != main && !attached.contains(&p) {
                 attached.push(p);
             }
         }
         let shared = (release.shared.iter())
             .map(|(group, file)| (group.clone(), path(file)))
             .collect();
+        let layered = (release.layered.iter())
+            .map(|(group, files)| (group.clone(), files.iter().map(path).collect()))
+            .collect();
         Storage {
-            main: path(&release.file),
+            main,
             attached,
             shared,
+            layered,
         }
+    }
+
+    /// The statements making the views of the layered groups' tables (temporary: each
+    /// connection makes its own), given the schema each file is attached as: `main_schema`
+    /// for [`Storage::main`], `schema_of_attached[i]` for [`Storage::attached`]`[i]`.
+    pub fn layer_views(&self, main_schema: &str, schema_of_attached: &[String]) -> Vec<String> {
+        let schema = |p: &PathBuf| match self.attached.iter().position(|a| a == p) {
+            Some(i) if *p != self.main => schema_of_attached[i].clone(),
+            _ => main_schema.to_string(),
+        };
+        (self.layered.iter())
+            .filter_map(|(group, files)| {
+                let (whole, layers) = files.split_last()?;
+                let layers: Vec<String> = layers.iter().map(schema).collect();
+                Some(crate::layer::view_sql(group, &layers, &schema(whole)))
+            })
+            .collect()
     }
 
     /// Attaches the files holding the shared groups to `conn` (opened on [`Storage::main`] with
@@ -73,9 +100,14 @@ impl Storage {
     /// a kept release unchanged. Two attached files may both hold a group (another release's
     /// version of it in one): the files are attached in an order where the one each group is
     /// read from comes before every other that holds it.
+    ///
+    /// The tables of layered groups are temporary views ([`Storage::layer_views`]), found
+    /// before any schema's; `main_schema` names the schema [`Storage::main`] is (`main` when
+    /// `conn` was opened on it).
     pub fn attach(
         &self,
         conn: &Connection,
+        main_schema: &str,
         uri_of: impl Fn(&Path) -> String,
     ) -> rusqlite::Result<()> {
         let attach_all = |order: &[usize]| -> rusqlite::Result<()> {
@@ -93,6 +125,14 @@ impl Storage {
                 conn.execute("DETACH DATABASE ?1", [format!("shared{i}")])?;
             }
             attach_all(&order)?;
+        }
+        // attached[file] is shared{i} where order[i] == file.
+        let mut schemas = vec![String::new(); order.len()];
+        for (i, &file) in order.iter().enumerate() {
+            schemas[file] = format!("shared{i}");
+        }
+        for view in self.layer_views(main_schema, &schemas) {
+            conn.execute_batch(&view)?;
         }
         Ok(())
     }
@@ -184,6 +224,7 @@ mod tests {
             main,
             attached: vec![newer.clone(), older.clone()],
             shared: vec![("aadf".into(), newer), ("raw_counts".into(), older)],
+            layered: Vec::new(),
         };
         let conn = storage.open().unwrap();
         let read = |t: &str| -> String {

@@ -56,7 +56,7 @@ fn drop_latest(db: &Path, target: &Target, m: &Manifest) -> Result<Manifest, Loa
     let promoted = &now.releases[now.releases.len() - 2];
     let partial = target.create_partial()?;
     let started = std::time::Instant::now();
-    copy_release(&Storage::of(db, promoted), partial.path(), &[])?;
+    copy_release(&Storage::of(db, promoted), partial.path(), &[], None)?;
     log::info!(
         "releases: {} made complete in {:.1} s",
         promoted.name,
@@ -87,6 +87,12 @@ fn keep_latest_file(
         for (group, file) in r.shared.iter_mut() {
             if file.is_none() && moved.contains(group) {
                 *file = Some(name.clone());
+            }
+        }
+        for (group, files) in r.layered.iter_mut() {
+            if files.last() == Some(&None) && moved.contains(group) {
+                files.pop();
+                files.push(Some(name.clone()));
             }
         }
     }

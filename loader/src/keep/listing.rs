@@ -23,6 +23,9 @@ struct Listed {
     files: Vec<PathBuf>,
     /// Each shared group, with the file it is read from.
     shared: Vec<(String, PathBuf)>,
+    /// Each group whose table is read through layers, with the files holding them: the
+    /// layers' topmost first, the table's whole last.
+    layered: Vec<(String, Vec<PathBuf>)>,
     /// The bytes of its own file.
     own_bytes: u64,
 }
@@ -83,6 +86,7 @@ fn listing(db: &Path, m: &Manifest) -> Result<Listing, LoadError> {
             own_bytes: size(&storage.main)?.len(),
             files,
             shared: storage.shared,
+            layered: storage.layered,
         });
     }
     let latest_file_bytes = size(db)?.len();
@@ -121,6 +125,14 @@ fn text(db: &Path, l: &Listing) -> String {
         let _ = writeln!(out, "    file: {}", shown(&r.files[0]));
         for (group, file) in &r.shared {
             let _ = writeln!(out, "    {group}: shared, read from {}", shown(file));
+        }
+        for (group, files) in &r.layered {
+            let files: Vec<String> = files.iter().map(shown).collect();
+            let _ = writeln!(
+                out,
+                "    {group}: its rows that differ, over {}",
+                files.join(" over ")
+            );
         }
         if let Some(counts) = r.row_counts.as_object() {
             let rows: Vec<String> = counts.iter().map(|(t, n)| format!("{t} {n}")).collect();

@@ -1,6 +1,7 @@
 //! Releases kept beside `--db` (`--release NAME`): the load keeps the releases loaded before
 //! it instead of replacing them. `FILE` stays the latest, complete; the outgoing latest moves
-//! into `FILE.releases/` holding only the groups it does not share with the new file (see
+//! into `FILE.releases/` holding only the groups it does not share with the new file, and of
+//! the AADF tables only the rows that differ from the new file's (see
 //! `roadtraffic_releases`).
 //!
 //! A load commits in an order that readers reconcile ([`Manifest::reconcile`]) whatever moment
@@ -21,8 +22,9 @@ mod share;
 
 use std::path::{Path, PathBuf};
 
-use roadtraffic_releases::copy::{copy_release, link_or_copy, write_durably};
-use roadtraffic_releases::{folder as releases_folder, KeptRelease, Manifest, Storage};
+use roadtraffic_releases::copy::{copy_release, link_or_copy, write_durably, Layering};
+use roadtraffic_releases::{folder as releases_folder, groups, layer, Group, KeptRelease};
+use roadtraffic_releases::{Manifest, Storage};
 
 use crate::error::{LoadError, ReleaseError};
 use crate::options::LoadOptions;
@@ -134,13 +136,31 @@ impl Keeping {
             last.hashes = sharing.old_hashes.clone();
         }
         let replacing = self.replacing.as_deref();
-        let added = plan::add_latest(&before, &outgoing_file, &shared, new, replacing, self.keep);
-        if added
-            .manifest
-            .files_used()
-            .contains(&outgoing_file.as_str())
-        {
-            self.write_outgoing(&outgoing_file, &sharing.shared)?;
+        // The groups it does not share whole are stored as layers where they can be: which
+        // are is known once its file is written (a table revised past the half is whole).
+        let mut layered: Vec<String> = match outgoing {
+            Some(_) => (groups().iter())
+                .filter(|g| layer::layerable(g) && !shared.iter().any(|s| s == g.name))
+                .map(|g| g.name.to_string())
+                .collect(),
+            None => Vec::new(),
+        };
+        let manifest_with = |layered: &[String]| {
+            let outgoing = plan::Outgoing {
+                file: &outgoing_file,
+                shared: &shared,
+                layered,
+            };
+            plan::add_latest(&before, outgoing, new.clone(), replacing, self.keep)
+        };
+        let mut added = manifest_with(&layered);
+        if (added.manifest.files_used()).contains(&outgoing_file.as_str()) {
+            let written =
+                self.write_outgoing(&outgoing_file, &sharing.shared, &layered, partial)?;
+            if written != layered {
+                layered = written;
+                added = manifest_with(&layered);
+            }
         }
         added.manifest.write(&self.db).map_err(ReleaseError::from)?;
         log::info!("releases: manifest written");
@@ -157,25 +177,42 @@ impl Keeping {
     }
 
     /// Step 1: the `--db` file as an older release, in the folder: its tables but the shared
-    /// groups, or, when it shares none, a second name for the file itself.
+    /// groups, the `layered` ones as layers over the new file's (`partial`) where they can
+    /// be; or, when it shares and layers none, a second name for the file itself. The groups
+    /// written as layers are returned.
     fn write_outgoing(
         &self,
         name: &str,
-        shared: &[roadtraffic_releases::Group],
-    ) -> Result<(), LoadError> {
+        shared: &[Group],
+        layered: &[String],
+        partial: &Path,
+    ) -> Result<Vec<String>, LoadError> {
         let dir = releases_folder(&self.db);
         std::fs::create_dir_all(&dir).map_err(|e| LoadError::io(&dir, e))?;
         let started = std::time::Instant::now();
         let db = self.file.clone();
-        write_durably(&dir, name, |tmp| match shared.is_empty() {
-            true => link_or_copy(&db, tmp),
-            false => copy_release(&Storage::file(&db), tmp, shared).map_err(std::io::Error::other),
+        let to_layer: Vec<Group> = (groups().into_iter())
+            .filter(|g| layered.iter().any(|l| l == g.name))
+            .collect();
+        let layering = Layering {
+            base: partial,
+            groups: &to_layer,
+        };
+        let mut written = Vec::new();
+        write_durably(&dir, name, |tmp| {
+            if shared.is_empty() && to_layer.is_empty() {
+                return link_or_copy(&db, tmp);
+            }
+            let copied = copy_release(&Storage::file(&db), tmp, shared, Some(&layering));
+            written = copied.map_err(std::io::Error::other)?;
+            Ok(())
         })
         .map_err(|e| LoadError::io(&dir.join(name), e))?;
         log::info!(
-            "releases: {name} written in {:.1} s",
-            started.elapsed().as_secs_f64()
+            "releases: {name} written in {:.1} s, {} table(s) as layers",
+            started.elapsed().as_secs_f64(),
+            written.len()
         );
-        Ok(())
+        Ok(written.iter().map(|g| g.name.to_string()).collect())
     }
 }

@@ -20,30 +20,65 @@ pub struct Added {
     pub dropped: Vec<String>,
 }
 
+/// What the outgoing latest (the `--db` file before the load) keeps of its groups.
+#[derive(Debug, Clone, Copy)]
+pub struct Outgoing<'a> {
+    /// Its file in the releases folder.
+    pub file: &'a str,
+    /// The groups it shares with the new `--db` file, whole.
+    pub shared: &'a [String],
+    /// The groups its file holds as layers over the new `--db` file's tables.
+    pub layered: &'a [String],
+}
+
 /// The manifest once `new` (its hashes in) is the latest: the outgoing latest, if any, stored
-/// in `outgoing_file` and reading the groups in `shared` from the new `--db` file; entries
-/// that read from the `--db` file a group it no longer holds as they do read it from
-/// `outgoing_file`, which holds it; the release named `replacing` dropped; then the oldest
-/// beyond `keep` dropped.
+/// in `outgoing.file`, reading the groups it shares from the new `--db` file and its layered
+/// groups through its layers over it; entries that read from the `--db` file a group it no
+/// longer holds as they do read it from `outgoing.file` (through its layer, when it holds
+/// one); the release named `replacing` dropped; then the oldest beyond `keep` dropped.
 pub fn add_latest(
     before: &Manifest,
-    outgoing_file: &str,
-    shared: &[String],
+    outgoing: Outgoing,
     new: KeptRelease,
     replacing: Option<&str>,
     keep: Option<usize>,
 ) -> Added {
     let mut releases = before.releases.clone();
-    let outgoing = releases.len().checked_sub(1);
+    let last = releases.len().checked_sub(1);
+    let file = Some(outgoing.file.to_string());
+    let over_new = || vec![file.clone(), None];
     for (i, r) in releases.iter_mut().enumerate() {
-        if Some(i) == outgoing {
-            r.file = Some(outgoing_file.to_string());
-            r.shared = shared.iter().map(|g| (g.clone(), None)).collect();
+        if Some(i) == last {
+            r.file = file.clone();
+            r.shared = outgoing.shared.iter().map(|g| (g.clone(), None)).collect();
+            r.layered = outgoing
+                .layered
+                .iter()
+                .map(|g| (g.clone(), over_new()))
+                .collect();
             continue;
         }
-        for (group, file) in r.shared.iter_mut() {
-            if file.is_none() && !shared.contains(group) {
-                *file = Some(outgoing_file.to_string());
+        let moved = |g: &String| !outgoing.shared.contains(g);
+        let layered_now: Vec<String> = (r.shared.iter())
+            .filter(|(g, f)| f.is_none() && moved(g) && outgoing.layered.contains(g))
+            .map(|(g, _)| g.clone())
+            .collect();
+        for g in layered_now {
+            r.shared.remove(&g);
+            r.layered.insert(g, vec![None]);
+        }
+        for (group, f) in r.shared.iter_mut() {
+            if f.is_none() && moved(group) {
+                f.clone_from(&file);
+            }
+        }
+        for (group, files) in r.layered.iter_mut() {
+            if files.last() == Some(&None) && moved(group) {
+                files.pop();
+                files.push(file.clone());
+                if outgoing.layered.contains(group) {
+                    files.push(None);
+                }
             }
         }
     }
@@ -91,10 +126,32 @@ pub fn drop_latest(before: &Manifest, kept_file: Option<&str>, moved: &[String])
                 *file = None;
             }
         }
+        for (group, files) in r.layered.iter_mut() {
+            let promoted_layer = files
+                .iter()
+                .position(|f| f.is_some() && *f == promoted_file);
+            if let Some(k) = promoted_layer {
+                // The layers below the promoted release's make its table: `FILE` holds it.
+                files.truncate(k);
+                files.push(None);
+            } else if files.last() == Some(&None) && moved.contains(group) {
+                files.pop();
+                files.push(kept_file.map(str::to_string));
+            }
+        }
+        let whole_in_file: Vec<String> = (r.layered.iter())
+            .filter(|(_, files)| files.as_slice() == [None])
+            .map(|(g, _)| g.clone())
+            .collect();
+        for g in whole_in_file {
+            r.layered.remove(&g);
+            r.shared.insert(g, None);
+        }
     }
     if let Some(last) = releases.last_mut() {
         last.file = None;
         last.shared = BTreeMap::new();
+        last.layered = BTreeMap::new();
     }
     Manifest { releases }
 }
@@ -108,11 +165,22 @@ pub fn groups_only_in_latest(before: &Manifest) -> Vec<String> {
     let Some(promoted) = n.checked_sub(2).map(|i| &before.releases[i]) else {
         return Vec::new();
     };
+    let differs = |g: &String| promoted.shared.get(g) != Some(&None);
     let mut groups: Vec<String> = (before.releases[..n - 2].iter())
         .flat_map(|r| r.shared.iter())
-        .filter(|(g, file)| file.is_none() && promoted.shared.get(*g) != Some(&None))
+        .filter(|(g, file)| file.is_none() && differs(g))
         .map(|(g, _)| g.clone())
         .collect();
+    // A table read through layers down to `FILE`'s, not through the promoted release's.
+    let promoted_file = &promoted.file;
+    groups.extend(
+        (before.releases[..n - 2].iter())
+            .flat_map(|r| r.layered.iter())
+            .filter(|(g, files)| {
+                files.last() == Some(&None) && !files.contains(promoted_file) && differs(g)
+            })
+            .map(|(g, _)| g.clone()),
+    );
     groups.sort();
     groups.dedup();
     groups
@@ -131,9 +199,18 @@ mod tests {
             shared: (shared.iter())
                 .map(|(g, f)| (g.to_string(), f.map(str::to_string)))
                 .collect(),
+            layered: Default::default(),
             hashes: BTreeMap::new(),
             row_counts: serde_json::Value::Null,
             sources: serde_json::Value::Null,
+        }
+    }
+
+    fn outgoing<'a>(file: &'a str, shared: &'a [String], layered: &'a [String]) -> Outgoing<'a> {
+        Outgoing {
+            file,
+            shared,
+            layered,
         }
     }
 
@@ -156,8 +233,7 @@ mod tests {
         let shared = vec!["raw_counts".to_string()];
         let added = add_latest(
             &before,
-            "b.sqlite",
-            &shared,
+            outgoing("b.sqlite", &shared, &[]),
             release("c", None, &[]),
             None,
             None,
@@ -179,8 +255,7 @@ mod tests {
         };
         let added = add_latest(
             &before,
-            "b.sqlite",
-            &[],
+            outgoing("b.sqlite", &[], &[]),
             release("c", None, &[]),
             None,
             Some(2),
@@ -188,7 +263,13 @@ mod tests {
         assert_eq!(names(&added.manifest), ["b", "c"]);
         assert_eq!(added.dropped, ["a"]);
         let new_b = release("b", None, &[]);
-        let added = add_latest(&before, "b.sqlite", &[], new_b, Some("b"), None);
+        let added = add_latest(
+            &before,
+            outgoing("b.sqlite", &[], &[]),
+            new_b,
+            Some("b"),
+            None,
+        );
         assert_eq!(names(&added.manifest), ["a", "b"]);
         assert_eq!(added.manifest.releases[1].file, None);
         assert_eq!(added.dropped, ["b"]);

@@ -93,9 +93,13 @@ impl FileSchema {
         let path = storage.main.as_path();
         let sqlite = |e| DiffError::Sqlite(path.to_path_buf(), e);
         let conn = storage.open().map_err(sqlite)?;
-        // Every schema's tables: a kept release's shared groups are in attached files.
+        // Every schema's tables: a kept release's shared groups are in attached files, its
+        // layered tables are temporary views.
         let names: Vec<String> = conn
-            .prepare("SELECT name FROM pragma_table_list WHERE type = 'table' AND schema <> 'temp'")
+            .prepare(
+                "SELECT name FROM pragma_table_list WHERE (type = 'table' AND schema <> 'temp') \
+                 OR (type = 'view' AND schema = 'temp')",
+            )
             .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
             .map_err(|e| DiffError::NotOurs(path.to_path_buf(), e.to_string()))?;
         if !names.iter().any(|n| n == "metadata") {

@@ -154,8 +154,16 @@ impl Release {
         );
         let uri = uris[0].clone();
         let attach = attach_sql(&uris[1..]);
+        // The tables read through layers: temporary views over the files as attached, made
+        // before the connection is made read-only.
+        let schemas: Vec<String> = (0..storage.attached.len())
+            .map(|i| format!("shared{i}"))
+            .collect();
+        let views: String = (storage.layer_views("main", &schemas).iter())
+            .map(|v| format!(" {v};"))
+            .collect();
         let init = format!(
-            "PRAGMA query_only = ON; PRAGMA cache_size = -{}; PRAGMA mmap_size = {};{attach}",
+            "{attach}{views} PRAGMA query_only = ON; PRAGMA cache_size = -{}; PRAGMA mmap_size = {};",
             settings.cache_kib, settings.mmap_bytes
         );
         // One connection checks the file before the pool is built: a pool would retry a file

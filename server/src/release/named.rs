@@ -235,6 +235,7 @@ fn only_the_file(latest: &Release) -> Vec<KeptRelease> {
             .unwrap_or_default(),
         file: None,
         shared: Default::default(),
+        layered: Default::default(),
         hashes: Default::default(),
         row_counts: latest.row_counts_json(),
         sources: latest.sources_json(),

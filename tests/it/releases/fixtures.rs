@@ -12,6 +12,8 @@
 //!   its AADF file written in the header era of the 2022/2023 releases (`Count_point_id`,
 //!   `Year`, ... `All_motor_vehicles`, with a BOM and CRLF line ends).
 //!
+//! - **D** (`2027`, [`fourth`]): C with [`D_REVISIONS`] (both AADF tables revised again).
+//!
 //! [`inputs`] builds the three folders once per test run; [`load_alone`] loads one of them
 //! into a file of its own (what a mirror of that release alone holds).
 
@@ -44,6 +46,21 @@ const fn aadf(
         table: "aadf",
         key,
         column,
+        old,
+        new,
+    }
+}
+
+/// A revision of count point 501's northbound AADF by direction in 2024.
+const fn by_direction_501_2024_n(old: &'static str, new: &'static str) -> Revision {
+    Revision {
+        table: "aadf_by_direction",
+        key: &[
+            ("count_point_id", "501"),
+            ("year", "2024"),
+            ("direction_of_travel", "N"),
+        ],
+        column: "all_motor_vehicles",
         old,
         new,
     }
@@ -92,17 +109,7 @@ pub const C_REVISIONS: &[Revision] = &[
         "10595",
         "10710",
     ),
-    Revision {
-        table: "aadf_by_direction",
-        key: &[
-            ("count_point_id", "501"),
-            ("year", "2024"),
-            ("direction_of_travel", "N"),
-        ],
-        column: "all_motor_vehicles",
-        old: "25662",
-        new: "25801",
-    },
+    by_direction_501_2024_n("25662", "25801"),
     Revision {
         table: "raw_counts",
         key: &[
@@ -116,6 +123,47 @@ pub const C_REVISIONS: &[Revision] = &[
         new: "1549",
     },
 ];
+
+/// What D revises of C: both AADF tables again, each in a row C revised (revised twice), so
+/// that each older release reads them through layers of its own and of the releases after it.
+pub const D_REVISIONS: &[Revision] = &[
+    aadf(
+        &[("count_point_id", "942401"), ("year", "2024")],
+        "all_motor_vehicles",
+        "10710",
+        "10777",
+    ),
+    aadf(
+        &[("count_point_id", "56965"), ("year", "2023")],
+        "all_motor_vehicles",
+        "19544",
+        "19601",
+    ),
+    by_direction_501_2024_n("25801", "25890"),
+];
+
+/// The name D is loaded under.
+pub const D_NAME: &str = "2027";
+
+/// D's input folder (C with [`D_REVISIONS`]) and a file loaded with it alone, once per run.
+pub fn fourth() -> &'static (PathBuf, PathBuf) {
+    static FOURTH: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    FOURTH.get_or_init(|| {
+        let dir = scratch_dir();
+        let d = dir.join("d");
+        copy_folder(&inputs().c, &d);
+        let by_direction = d.join("dft_traffic_counts_aadf_by_direction.csv");
+        let mut csv = Csv::read(&by_direction);
+        csv.revise(D_REVISIONS, "aadf_by_direction");
+        csv.write(&by_direction);
+        let mut aadf = Csv::read(&d.join(AADF_FILE));
+        aadf.revise(D_REVISIONS, "aadf");
+        write_2022_era(&aadf, &d.join(AADF_FILE));
+        let db = dir.join(format!("{D_NAME}.db"));
+        load_ok(&db, &["--quiet", "--release", D_NAME], &[&d]);
+        (d, db)
+    })
+}
 
 /// The count point B adds (a copy of count point 501's row, moved), with one AADF row (2024).
 pub const ADDED_COUNT_POINT: i64 = 999_001;

@@ -5,7 +5,9 @@
 
 use serde_json::Value;
 
-use super::fixtures::{inputs, load_alone, Revision, B_REVISIONS, C_REVISIONS, NAMES};
+use super::fixtures::{
+    fourth, inputs, load_alone, Revision, B_REVISIONS, C_REVISIONS, D_NAME, NAMES,
+};
 use crate::support::{get, load_ok, request, scratch_dir, serve, Reply, TestServer};
 
 /// The request targets compared, made from a single-release mirror's description and rows.
@@ -42,7 +44,8 @@ fn is_listing(item: &Value) -> bool {
 }
 
 /// A listing's targets: plain, paged, filtered by values of its first record, sorted both ways
-/// by its first columns, sparse, as CSV and NDJSON, and in the legacy envelope.
+/// by its first columns, sparse, as CSV, NDJSON, GeoJSON and Parquet, in the legacy envelope,
+/// and its facets and summaries (whole and filtered).
 fn listing_targets(single: &TestServer, path: &str) -> Vec<String> {
     let first = get(single, &format!("/api{path}?page%5Bsize%5D=1")).json();
     let record = match &first {
@@ -55,6 +58,11 @@ fn listing_targets(single: &TestServer, path: &str) -> Vec<String> {
         format!("/api{path}.csv"),
         format!("/api{path}.ndjson"),
         format!("/legacy/api{path}?page%5Bsize%5D=2&page%5Bnumber%5D=2"),
+        format!("/api{path}.geojson"),
+        format!("/api{path}.parquet"),
+        format!("/api{path}/facets?facet=year&facet=road_category"),
+        format!("/api{path}/summary?group_by=year&sum=all_motor_vehicles&avg=cars_and_taxis"),
+        format!("/api{path}/summary.csv?group_by=road_category,year&sum=all_motor_vehicles"),
     ];
     let Some(Value::Object(record)) = record else {
         return out;
@@ -65,6 +73,10 @@ fn listing_targets(single: &TestServer, path: &str) -> Vec<String> {
             other => other.to_string(),
         };
         out.push(format!("/api{path}?filter%5B{name}%5D={}", encode(&value)));
+        out.push(format!(
+            "/api{path}/summary?group_by=year&sum=all_motor_vehicles&filter%5B{name}%5D={}",
+            encode(&value)
+        ));
         out.push(format!("/api{path}?sort=-{name}&page%5Bsize%5D=5"));
         out.push(format!("/api{path}?fields=id,{name}&sort={name}"));
     }
@@ -191,6 +203,57 @@ fn each_kept_release_answers_as_a_mirror_of_it_alone() {
     let db = scratch_dir().join("served.db");
     keep(&db, 3);
     let alone: Vec<(&str, &std::path::Path)> = (0..3).map(|i| (NAMES[i], load_alone(i))).collect();
+    assert_each_release_as_alone(&db, &alone);
+}
+
+/// Four releases, each revising both AADF tables (the last three in place, their ids kept):
+/// each older release reads them through layers (its own rows that differ, over the newer
+/// releases'), and answers as a mirror of it alone; again once the latest is dropped (the
+/// release before it made whole again) and once an older one is dropped.
+#[test]
+fn releases_reading_aadf_through_layers_answer_as_alone() {
+    let db = scratch_dir().join("layers.db");
+    keep(&db, 3);
+    let (d_input, d_alone) = fourth();
+    load_ok(&db, &["--quiet", "--release", D_NAME], &[d_input]);
+    let m = roadtraffic_releases::Manifest::current(&db)
+        .unwrap()
+        .unwrap();
+    let (b, c) = (&m.releases[1], &m.releases[2]);
+    let (b_file, c_file) = (b.file.clone(), c.file.clone());
+    // B's AADF: its own rows that differ, over C's, over D's whole (the --db file).
+    assert_eq!(
+        b.layered.get("aadf"),
+        Some(&vec![b_file.clone(), c_file.clone(), None])
+    );
+    let by_direction = vec![b_file.clone(), c_file.clone(), None];
+    assert_eq!(b.layered.get("aadf_by_direction"), Some(&by_direction));
+    assert_eq!(
+        m.releases[0].layered.get("aadf_by_direction"),
+        Some(&by_direction)
+    );
+    let folder = roadtraffic_releases::folder(&db);
+    let holds = |file: &Option<String>, table: &str| {
+        let path = folder.join(file.as_deref().unwrap());
+        let conn = rusqlite::Connection::open(path).unwrap();
+        let sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1";
+        conn.query_row(sql, [table], |r| r.get::<_, i64>(0))
+            .unwrap()
+            > 0
+    };
+    for table in ["aadf", "aadf_by_direction"] {
+        assert!(!holds(&c_file, table) && holds(&c_file, &format!("{table}__own")));
+    }
+    let mut alone: Vec<(&str, &std::path::Path)> =
+        (0..3).map(|i| (NAMES[i], load_alone(i))).collect();
+    alone.push((D_NAME, d_alone.as_path()));
+    assert_each_release_as_alone(&db, &alone);
+
+    load_ok(&db, &["--quiet", "--drop-release", D_NAME], &[]);
+    alone.pop();
+    assert_each_release_as_alone(&db, &alone);
+    load_ok(&db, &["--quiet", "--drop-release", NAMES[1]], &[]);
+    alone.remove(1);
     assert_each_release_as_alone(&db, &alone);
 }
 

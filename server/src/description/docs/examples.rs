@@ -59,12 +59,14 @@ impl DatasetExamples {
         let set = filters.into_iter().zip(filter_values);
         let place = match Places::of(d) {
             Some(places) => {
-                let table = match places.in_runs {
-                    true => d.runs_table().unwrap_or_default(),
-                    false => d.table.to_string(),
+                // By id, the rowid of a dataset's table: a kept release may read the table
+                // through a view, which has no rowid.
+                let (table, order) = match places.in_runs {
+                    true => (d.runs_table().unwrap_or_default(), "rowid"),
+                    false => (d.table.to_string(), "id"),
                 };
                 let lon_lat = ["longitude", "latitude"];
-                let lon_lat = first_values(conn, (&table, "rowid"), &lon_lat, true)?;
+                let lon_lat = first_values(conn, (&table, order), &lon_lat, true)?;
                 lon_lat.and_then(|v| Some((v[0].clone()?, v[1].clone()?)))
             }
             None => None,
