@@ -17,6 +17,7 @@
 //! place: a refused or killed load leaves no file the server would serve.
 
 mod csv;
+mod same_bytes;
 mod spill;
 mod write;
 
@@ -383,15 +384,24 @@ impl Prepared {
         let Some(root) = self.staging.dir.parent() else {
             return Ok(());
         };
-        let folder = root.join(release_folder(release_id));
+        let own = release_folder(release_id);
+        let folder = root.join(&own);
         std::fs::create_dir_all(&folder)?;
+        let mut linked = 0;
         for file in &self.files {
             let target = folder.join(&file.key);
             let mut etag_path = target.as_os_str().to_owned();
             etag_path.push(".etag");
             let etag = format!("\"{}\"", &file.sha256[..32]);
+            let len = std::fs::metadata(&file.path)?.len();
+            if let Some(kept) = same_bytes::kept_elsewhere(root, &own, &file.key, &etag, len) {
+                linked += usize::from(same_bytes::link_over(&kept, &file.path));
+            }
             std::fs::write(&etag_path, etag)?;
             std::fs::rename(&file.path, &target)?;
+        }
+        if linked > 0 {
+            log::info!("downloads: {linked} file(s) the same as another release's, stored once");
         }
         Ok(())
     }

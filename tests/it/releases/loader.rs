@@ -167,6 +167,7 @@ fn two_then_three_releases_kept_each_as_loaded_alone() {
     );
     assert_as_alone(&db, "2024");
     assert_as_alone(&db, "2025");
+    national_files_stored_once(&db, &m);
 
     keep_third(&db);
     let m = manifest(&db);
@@ -189,6 +190,28 @@ fn two_then_three_releases_kept_each_as_loaded_alone() {
     let latest_id = metadata_id(&Storage::file(&db).open().unwrap()).unwrap();
     assert_eq!(m.latest().unwrap().id, latest_id);
     listing(&db);
+}
+
+/// The national files of A and B: B's raw counts (CSV, zip and Parquet) are A's bytes, one
+/// file under two names; its AADF files, revised, are files of their own.
+fn national_files_stored_once(db: &Path, m: &Manifest) {
+    use std::os::unix::fs::MetadataExt;
+    let mut root = db.as_os_str().to_owned();
+    root.push(".downloads");
+    let folder =
+        |i: usize| Path::new(&root).join(roadtraffic_downloads::release_folder(&m.releases[i].id));
+    let (a, b) = (folder(0), folder(1));
+    let inode = |p: &Path| std::fs::metadata(p).unwrap().ino();
+    for suffix in ["csv", "zip", "parquet"] {
+        let raw = format!("dft_traffic_counts_raw_counts.{suffix}");
+        assert_eq!(inode(&a.join(&raw)), inode(&b.join(&raw)), "{raw}");
+        let aadf = format!("dft_traffic_counts_aadf.{suffix}");
+        assert_ne!(inode(&a.join(&aadf)), inode(&b.join(&aadf)), "{aadf}");
+        assert_ne!(
+            std::fs::read(a.join(&aadf)).unwrap(),
+            std::fs::read(b.join(&aadf)).unwrap()
+        );
+    }
 }
 
 /// The third release, with its report.
