@@ -19,6 +19,9 @@ pub struct LoadOptions {
     pub replace_release: bool,
     /// Keep at most this many releases (the new one included): the oldest beyond are dropped.
     pub keep: Option<usize>,
+    /// The release moved aside keeps of the AADF tables only its rows that differ from the
+    /// new release's (`roadtraffic_releases::layer`).
+    pub share_rows: bool,
     /// The countries reference file (id, name, ons_code); the bundled one by default.
     pub countries: Option<PathBuf>,
     /// Draw a progress bar on stderr.
@@ -62,6 +65,7 @@ impl Default for LoadOptions {
             release: None,
             replace_release: false,
             keep: None,
+            share_rows: false,
             countries: None,
             progress: false,
             allow_shrink: false,

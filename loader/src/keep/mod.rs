@@ -47,6 +47,8 @@ pub struct Keeping {
     replacing: Option<String>,
     not_kept: Option<String>,
     keep: Option<usize>,
+    /// The outgoing latest's AADF tables stored as layers where they can be (`--share-rows`).
+    share_rows: bool,
 }
 
 /// Checks what the load asks of the kept releases before anything is read: `None` for a plain
@@ -80,6 +82,7 @@ pub fn begin(opts: &LoadOptions, target: &Target) -> Result<Option<Keeping>, Loa
         name,
         not_kept: state.not_kept,
         keep: opts.keep,
+        share_rows: opts.share_rows,
     }))
 }
 
@@ -139,11 +142,11 @@ impl Keeping {
         // The groups it does not share whole are stored as layers where they can be: which
         // are is known once its file is written (a table revised past the half is whole).
         let mut layered: Vec<String> = match outgoing {
-            Some(_) => (groups().iter())
+            Some(_) if self.share_rows => (groups().iter())
                 .filter(|g| layer::layerable(g) && !shared.iter().any(|s| s == g.name))
                 .map(|g| g.name.to_string())
                 .collect(),
-            None => Vec::new(),
+            _ => Vec::new(),
         };
         let manifest_with = |layered: &[String]| {
             let outgoing = plan::Outgoing {

@@ -192,30 +192,32 @@ pub fn assert_each_release_as_alone(db: &std::path::Path, alone: &[(&str, &std::
 }
 
 /// Loads the first `n` releases, each kept, into `db`.
-fn keep(db: &std::path::Path, n: usize) {
+fn keep(db: &std::path::Path, n: usize, options: &[&str]) {
     for (name, input) in inputs().all().into_iter().take(n) {
-        load_ok(db, &["--quiet", "--release", name], &[input]);
+        let args = [&["--quiet", "--release", name][..], options].concat();
+        load_ok(db, &args, &[input]);
     }
 }
 
 #[test]
 fn each_kept_release_answers_as_a_mirror_of_it_alone() {
     let db = scratch_dir().join("served.db");
-    keep(&db, 3);
+    keep(&db, 3, &[]);
     let alone: Vec<(&str, &std::path::Path)> = (0..3).map(|i| (NAMES[i], load_alone(i))).collect();
     assert_each_release_as_alone(&db, &alone);
 }
 
-/// Four releases, each revising both AADF tables (the last three in place, their ids kept):
-/// each older release reads them through layers (its own rows that differ, over the newer
+/// Four releases loaded with `--share-rows`, each revising both AADF tables (the last three in
+/// place, their ids kept): each older release reads them through layers (its own rows that differ, over the newer
 /// releases'), and answers as a mirror of it alone; again once the latest is dropped (the
 /// release before it made whole again) and once an older one is dropped.
 #[test]
 fn releases_reading_aadf_through_layers_answer_as_alone() {
     let db = scratch_dir().join("layers.db");
-    keep(&db, 3);
+    keep(&db, 3, &["--share-rows"]);
     let (d_input, d_alone) = fourth();
-    load_ok(&db, &["--quiet", "--release", D_NAME], &[d_input]);
+    let share = ["--quiet", "--release", D_NAME, "--share-rows"];
+    load_ok(&db, &share, &[d_input]);
     let m = roadtraffic_releases::Manifest::current(&db)
         .unwrap()
         .unwrap();
@@ -262,7 +264,7 @@ fn releases_reading_aadf_through_layers_answer_as_alone() {
 #[test]
 fn clients_given_a_release_base_url_stay_in_it() {
     let db = scratch_dir().join("clients.db");
-    keep(&db, 2);
+    keep(&db, 2, &[]);
     let server = serve(&db, &["--lazy-downloads"]);
     let base = server.url("/releases/2024");
     let mut next = Some(format!(
@@ -309,7 +311,7 @@ fn clients_given_a_release_base_url_stay_in_it() {
 #[test]
 fn releases_loaded_and_dropped_while_serving() {
     let db = scratch_dir().join("live.db");
-    keep(&db, 2);
+    keep(&db, 2, &[]);
     let server = serve(&db, &["--lazy-downloads"]);
     let target = "/releases/2024/api/average-annual-daily-flow?page%5Bsize%5D=5";
     let before = get(&server, target);
@@ -364,7 +366,7 @@ fn wait_until(done: impl Fn() -> bool) {
 #[test]
 fn revisions_and_changes_read_the_kept_storage() {
     let db = scratch_dir().join("revisions.db");
-    keep(&db, 3);
+    keep(&db, 3, &[]);
     let server = serve(&db, &["--lazy-downloads"]);
     let revised = [(1, B_REVISIONS), (2, C_REVISIONS)];
     for (release, revisions) in revised {
