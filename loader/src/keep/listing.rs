@@ -127,11 +127,12 @@ fn text(db: &Path, l: &Listing) -> String {
             let _ = writeln!(out, "    {group}: shared, read from {}", shown(file));
         }
         for (group, files) in &r.layered {
+            // Topmost first, the table held whole last.
             let files: Vec<String> = files.iter().map(shown).collect();
             let _ = writeln!(
                 out,
-                "    {group}: its rows that differ, over {}",
-                files.join(" over ")
+                "    {group}: read through layers, {} (whole)",
+                files.join(", then ")
             );
         }
         if let Some(counts) = r.row_counts.as_object() {
