@@ -139,8 +139,9 @@ impl Keeping {
             last.hashes = sharing.old_hashes.clone();
         }
         let replacing = self.replacing.as_deref();
-        // The groups it does not share whole are stored as layers where they can be: which
-        // are is known once its file is written (a table revised past the half is whole).
+        // With --share-rows, the AADF groups it does not share whole are stored as layers
+        // where they can be: which are is known once its file is written (a table revised
+        // past the half is whole).
         let mut layered: Vec<String> = match outgoing {
             Some(_) if self.share_rows => (groups().iter())
                 .filter(|g| layer::layerable(g) && !shared.iter().any(|s| s == g.name))
