@@ -451,13 +451,7 @@ fn learn_from_rows(
     sql: &Sql,
     keep_runs: bool,
 ) -> Result<FilterSet, ApiError> {
-    let query = format!(
-        "SELECT r.id FROM {}{} ORDER BY {}",
-        sql.from,
-        sql.where_sql(&[]),
-        sql.id_order
-    );
-    let mut stmt = conn.prepare_cached(&query)?;
+    let mut stmt = conn.prepare_cached(&sql.ids())?;
     let mut rows = stmt.query(rusqlite::params_from_iter(sql.args.iter()))?;
     let (mut total, mut checkpoints) = (0i64, Vec::new());
     let mut runs: Option<Vec<KeptRun>> = keep_runs.then(Vec::new);
