@@ -54,12 +54,16 @@ struct Args {
     #[arg(long, value_name = "N", requires = "release", value_parser = clap::value_parser!(u64).range(1..))]
     keep: Option<u64>,
     /// With --release: the release this load moves aside (the latest before it) keeps of the
-    /// AADF tables only its rows that differ from this release's, read through a view: an
-    /// older release then costs the disk of what was revised, but its pages that filter or
-    /// sort by a column of the table's runs (year, say) read the whole table (up to a
-    /// second at full size; see README, "Every release kept").
-    #[arg(long, requires = "release")]
+    /// AADF tables only its rows that differ from this release's, read through a view. This is
+    /// the default; the flag is kept for the scripts that pass it.
+    #[arg(long, requires = "release", conflicts_with = "whole_rows")]
     share_rows: bool,
+    /// With --release: the release this load moves aside keeps its AADF tables whole, as it did
+    /// before rows were shared: more disk, and its pages that read a large share of a table (a
+    /// summary of most years, a deep sorted page) as fast as the latest's rather than a few
+    /// times slower (see README, "Every release kept").
+    #[arg(long, requires = "release")]
+    whole_rows: bool,
     /// Drop the kept release NAME (refused for the only one): no inputs are read. Dropping the
     /// latest makes the one before it --db again.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["inputs", "fetch", "release"])]
@@ -360,7 +364,7 @@ fn run_load(args: Args) -> ExitCode {
         release: args.release,
         replace_release: args.replace_release,
         keep: args.keep.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
-        share_rows: args.share_rows,
+        share_rows: args.share_rows || !args.whole_rows,
         countries: args.countries,
         progress: show == Show::Bar,
         allow_shrink: args.allow_shrink,

@@ -20,7 +20,7 @@ pub struct LoadOptions {
     /// Keep at most this many releases (the new one included): the oldest beyond are dropped.
     pub keep: Option<usize>,
     /// The release moved aside keeps of the AADF tables only its rows that differ from the
-    /// new release's (`roadtraffic_releases::layer`).
+    /// new release's (`roadtraffic_releases::layer`); the default. `false`: kept whole.
     pub share_rows: bool,
     /// The countries reference file (id, name, ons_code); the bundled one by default.
     pub countries: Option<PathBuf>,
@@ -65,7 +65,7 @@ impl Default for LoadOptions {
             release: None,
             replace_release: false,
             keep: None,
-            share_rows: false,
+            share_rows: true,
             countries: None,
             progress: false,
             allow_shrink: false,

@@ -47,7 +47,8 @@ pub struct Keeping {
     replacing: Option<String>,
     not_kept: Option<String>,
     keep: Option<usize>,
-    /// The outgoing latest's AADF tables stored as layers where they can be (`--share-rows`).
+    /// The outgoing latest's AADF tables stored as layers where they can be (unless
+    /// `--whole-rows`).
     share_rows: bool,
 }
 
@@ -139,7 +140,7 @@ impl Keeping {
             last.hashes = sharing.old_hashes.clone();
         }
         let replacing = self.replacing.as_deref();
-        // With --share-rows, the AADF groups it does not share whole are stored as layers
+        // Unless --whole-rows, the AADF groups it does not share whole are stored as layers
         // where they can be: which are is known once its file is written (a table revised
         // past the half is whole).
         let mut layered: Vec<String> = match outgoing {

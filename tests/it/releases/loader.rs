@@ -156,7 +156,8 @@ fn two_then_three_releases_kept_each_as_loaded_alone() {
         assert_eq!(a.shared.get(group), Some(&None), "{group}: {:?}", a.shared);
     }
     assert!(!a.shared.contains_key("aadf") && !a.shared.contains_key("count_points"));
-    // Without --share-rows, a revised AADF table is kept whole.
+    // B retires a count point, so the ids of A's AADF rows after it differ from B's: more than
+    // half of A's rows would be a layer, and A keeps its table whole.
     assert!(a.layered.is_empty(), "{:?}", a.layered);
     let a_file = own_file(&db, "2024");
     assert!(!has_table(&a_file, "raw_counts") && !has_table(&a_file, "raw_counts_own_values"));

@@ -202,19 +202,19 @@ fn keep(db: &std::path::Path, n: usize, options: &[&str]) {
 #[test]
 fn each_kept_release_answers_as_a_mirror_of_it_alone() {
     let db = scratch_dir().join("served.db");
-    keep(&db, 3, &[]);
+    keep(&db, 3, &["--whole-rows"]);
     let alone: Vec<(&str, &std::path::Path)> = (0..3).map(|i| (NAMES[i], load_alone(i))).collect();
     assert_each_release_as_alone(&db, &alone);
 }
 
-/// Four releases loaded with `--share-rows`, each revising both AADF tables (the last three in
+/// Four releases loaded as by default (the last with `--share-rows`, which says the same), each revising both AADF tables (the last three in
 /// place, their ids kept): each older release reads them through layers (its own rows that differ, over the newer
 /// releases'), and answers as a mirror of it alone; again once the latest is dropped (the
 /// release before it made whole again) and once an older one is dropped.
 #[test]
 fn releases_reading_aadf_through_layers_answer_as_alone() {
     let db = scratch_dir().join("layers.db");
-    keep(&db, 3, &["--share-rows"]);
+    keep(&db, 3, &[]);
     let (d_input, d_alone) = fourth();
     let share = ["--quiet", "--release", D_NAME, "--share-rows"];
     load_ok(&db, &share, &[d_input]);
