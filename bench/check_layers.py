@@ -1,7 +1,7 @@
 """Checks, independently of the server and the loader, that each older kept release of SHARED
-(loaded with --share-rows) reads its AADF tables, through the layers its manifest lists, as the
-same rows, each value of the same type, as the same release of WHOLE (the same inputs loaded
-without --share-rows, each table kept whole). Reads the SQLite files with Python's sqlite3.
+(loaded by default, its rows shared) reads its AADF tables, through the layers its manifest
+lists, as the same rows, each value of the same type, as the same release of WHOLE (the same
+inputs loaded with --whole-rows). Reads the SQLite files with Python's sqlite3.
 
     python3 bench/check_layers.py SHARED/t.db WHOLE/t.db
 """

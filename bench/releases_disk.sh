@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The disk of three kept releases (issue 36, part 4): the full-size synthetic release and two
 # successors (bench/successor.py --by-direction) loaded one after another with --release into
-# WORK/t.db, any further options passed to each load (e.g. --share-rows). Prints each load's
+# WORK/t.db, any further options passed to each load (e.g. --whole-rows). Prints each load's
 # seconds and peak memory, then the disk: FILE, the releases folder, the downloads folder (hard
 # links counted once), and both as multiples of one release (FILE; FILE and its downloads).
 #
