@@ -76,6 +76,22 @@ impl KeptRelease {
             .chain(self.shared.values().flatten())
             .chain(layers)
     }
+
+    /// Reads from `file` (`None`: the `--db` file) each group it read from the `--db` file
+    /// that `left` says the `--db` file no longer holds as it read it: a group shared whole,
+    /// or the table below a layered group's layers.
+    pub fn read_from_db_elsewhere(&mut self, left: impl Fn(&str) -> bool, file: &Option<String>) {
+        for (group, f) in self.shared.iter_mut() {
+            if f.is_none() && left(group) {
+                f.clone_from(file);
+            }
+        }
+        for (group, files) in self.layered.iter_mut() {
+            if let Some(below) = files.last_mut().filter(|f| f.is_none() && left(group)) {
+                below.clone_from(file);
+            }
+        }
+    }
 }
 
 impl Manifest {

@@ -83,18 +83,9 @@ fn keep_latest_file(
     write_durably(&dir, &name, |tmp| link_or_copy(file, tmp))
         .map_err(|e| LoadError::io(&dir.join(&name), e))?;
     let last = now.releases.len() - 1;
+    let kept = Some(name.clone());
     for r in &mut now.releases[..last] {
-        for (group, file) in r.shared.iter_mut() {
-            if file.is_none() && moved.contains(group) {
-                *file = Some(name.clone());
-            }
-        }
-        for (group, files) in r.layered.iter_mut() {
-            if files.last() == Some(&None) && moved.contains(group) {
-                files.pop();
-                files.push(Some(name.clone()));
-            }
-        }
+        r.read_from_db_elsewhere(|g| moved.iter().any(|m| m == g), &kept);
     }
     now.write(db).map_err(ReleaseError::from)?;
     Ok(name)

@@ -58,7 +58,7 @@ pub fn add_latest(
                 .collect();
             continue;
         }
-        let moved = |g: &String| !outgoing.shared.contains(g);
+        let moved = |g: &str| !outgoing.shared.iter().any(|s| s == g);
         let layered_now: Vec<String> = (r.shared.iter())
             .filter(|(g, f)| f.is_none() && moved(g) && outgoing.layered.contains(g))
             .map(|(g, _)| g.clone())
@@ -67,18 +67,12 @@ pub fn add_latest(
             r.shared.remove(&g);
             r.layered.insert(g, vec![None]);
         }
-        for (group, f) in r.shared.iter_mut() {
-            if f.is_none() && moved(group) {
-                f.clone_from(&file);
-            }
-        }
+        r.read_from_db_elsewhere(moved, &file);
+        // A table below layers that the outgoing release now holds as a layer itself: the
+        // new `--db` file's table is below it.
         for (group, files) in r.layered.iter_mut() {
-            if files.last() == Some(&None) && moved(group) {
-                files.pop();
-                files.push(file.clone());
-                if outgoing.layered.contains(group) {
-                    files.push(None);
-                }
+            if files.last() == Some(&file) && outgoing.layered.contains(group) {
+                files.push(None);
             }
         }
     }
@@ -118,15 +112,15 @@ pub fn drop_latest(before: &Manifest, kept_file: Option<&str>, moved: &[String])
     let mut releases = before.releases.clone();
     releases.pop();
     let promoted_file = releases.last().and_then(|r| r.file.clone());
+    let kept_file = kept_file.map(str::to_string);
     for r in &mut releases {
-        for (group, file) in r.shared.iter_mut() {
-            if file.is_none() && moved.contains(group) {
-                *file = kept_file.map(str::to_string);
-            } else if file.is_some() && *file == promoted_file {
+        r.read_from_db_elsewhere(|g| moved.iter().any(|m| m == g), &kept_file);
+        for file in r.shared.values_mut() {
+            if file.is_some() && *file == promoted_file {
                 *file = None;
             }
         }
-        for (group, files) in r.layered.iter_mut() {
+        for files in r.layered.values_mut() {
             let promoted_layer = files
                 .iter()
                 .position(|f| f.is_some() && *f == promoted_file);
@@ -134,9 +128,6 @@ pub fn drop_latest(before: &Manifest, kept_file: Option<&str>, moved: &[String])
                 // The layers below the promoted release's make its table: `FILE` holds it.
                 files.truncate(k);
                 files.push(None);
-            } else if files.last() == Some(&None) && moved.contains(group) {
-                files.pop();
-                files.push(kept_file.map(str::to_string));
             }
         }
         let whole_in_file: Vec<String> = (r.layered.iter())
