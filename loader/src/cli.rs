@@ -59,9 +59,9 @@ struct Args {
     #[arg(long, requires = "release", conflicts_with = "whole_rows")]
     share_rows: bool,
     /// With --release: the release this load moves aside keeps its AADF tables whole, as it did
-    /// before rows were shared: more disk, and its pages that read a large share of a table (a
-    /// summary of most years, a deep sorted page) as fast as the latest's rather than a few
-    /// times slower (see README, "Every release kept").
+    /// before rows were shared: more disk, and its requests that read a large share of a table
+    /// (a summary of most years read from the rows, a sorted page 50 pages deep) as fast as the
+    /// latest's, rather than 3 to 30 times slower (see README, "Every release kept").
     #[arg(long, requires = "release")]
     whole_rows: bool,
     /// Drop the kept release NAME (refused for the only one): no inputs are read. Dropping the
