@@ -209,8 +209,11 @@ impl Spec {
     pub fn whole(form: Form, rows: &Rows, name: &str) -> Option<Spec> {
         let layout = || {
             let layout = FileLayout::fields(&rows.fields);
-            match crate::rows::Plan(rows).near() {
-                Some(_) => layout.with_distance(rows.fields.len()),
+            let plan = crate::rows::Plan(rows);
+            match plan.near() {
+                // The distance is the row's first extra: after the fields and any ORDER BY
+                // key they do not select (`Sql::order_keys`).
+                Some(_) => layout.with_distance(plan.sql().extras_at()),
                 None => layout,
             }
         };

@@ -87,13 +87,25 @@ impl Sql {
 
     /// `, key` for each of [`Sql::order_keys`] that neither `select` nor the extras select.
     fn keys_after(&self, select: &str) -> String {
+        (self.keys_unselected(select).iter())
+            .map(|k| format!(", {k}"))
+            .collect()
+    }
+
+    fn keys_unselected(&self, select: &str) -> Vec<&str> {
         let selected: Vec<&str> = (select.split(", "))
             .chain(self.extras.iter().map(String::as_str))
             .collect();
         (self.order_keys.iter())
-            .filter(|k| !selected.contains(&k.as_str()))
-            .map(|k| format!(", {k}"))
+            .map(String::as_str)
+            .filter(|k| !selected.contains(k))
             .collect()
+    }
+
+    /// The position of the first extra in a row of [`Sql::rows`] or [`Sql::page_of_rows`] with
+    /// no table joined: after the fields and the ORDER BY keys they do not select.
+    pub fn extras_at(&self) -> usize {
+        self.select.split(", ").count() + self.keys_unselected(&self.select).len()
     }
 
     /// The statement that reads the ids of the rows the filters pick, in id order (with the
