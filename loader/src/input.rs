@@ -314,13 +314,72 @@ fn guarded<'a>(
     })
 }
 
-/// Opens a source and hands its reader to `f`.
+/// Opens a source and hands its reader to `f`; reads `already`'s bytes instead, if the source
+/// was read ahead ([`read_ahead`]).
 pub fn with_reader<T>(
     source: &InputSource,
+    already: Option<ReadAhead>,
     max_record_bytes: u64,
     f: impl FnOnce(SourceReader<'_>) -> Result<T, LoadError>,
 ) -> Result<T, LoadError> {
-    with_buffered_reader(source, max_record_bytes, 1 << 20, f)
+    match already {
+        Some(read) => {
+            let size = read.size;
+            f(guarded(
+                Box::new(read),
+                &source.path,
+                max_record_bytes,
+                size,
+            )?)
+        }
+        None => with_buffered_reader(source, max_record_bytes, 1 << 20, f),
+    }
+}
+
+/// The most a member's declared size may be for it to be read ahead: what reading it would
+/// have buffered anyway.
+const READ_AHEAD_MOST: u64 = 1 << 20;
+
+/// A zip member's bytes as reading it gives them, read on another thread ([`crate::ahead`]):
+/// its bytes and the error its reading ended with, if any, given again in that order.
+pub struct ReadAhead {
+    bytes: io::Cursor<Vec<u8>>,
+    end: Option<io::Error>,
+    size: u64,
+}
+
+/// Reads a zip member of a declared size of at most 1 MiB ahead; None for any other source, or
+/// one that fails to open (opened again when its turn comes, and refused then).
+pub fn read_ahead(source: &InputSource) -> Option<ReadAhead> {
+    let member = source.member.as_ref()?;
+    let file = open_regular(&source.path).ok()?;
+    let mut archive = archive_of(&source.path, file).ok()?;
+    let entry = archive.by_name(member).ok()?;
+    let size = entry.size();
+    if size > READ_AHEAD_MOST {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    // The zip reader inflates no further than the declared size.
+    let end = Member(entry).read_to_end(&mut bytes).err();
+    Some(ReadAhead {
+        bytes: io::Cursor::new(bytes),
+        end,
+        size,
+    })
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.bytes.read(buf)?;
+        match self.end.take() {
+            Some(e) if n == 0 && !buf.is_empty() => Err(e),
+            end => {
+                self.end = end;
+                Ok(n)
+            }
+        }
+    }
 }
 
 /// Opens a source to read its head only (to recognise its kind): with buffers of 8 KiB, so that

@@ -19,6 +19,7 @@
 //! report and the errors sit below the stages, which import them, never the reverse:
 //! `cli -> run -> stages -> error -> report -> releases -> catalogue`. `cli.rs` is the command line.
 
+mod ahead;
 pub mod areas;
 mod cells;
 pub mod cli;
@@ -255,9 +256,10 @@ fn read_all(
             completions: &mut gathered.completions,
             report: &mut gathered.report,
         };
-        for source in mine {
-            table.load_source(source, &mut sinks)?;
-        }
+        ahead::reading_ahead(&mine, |ahead| {
+            mine.iter()
+                .try_for_each(|source| table.load_source(source, ahead.next(), &mut sinks))
+        })?;
         buffer = table.take_buffer();
         gathered
             .duplicate_places

@@ -203,20 +203,28 @@ pub fn stream_error(name: &str, e: &csv::Error) -> FileRefusal {
 }
 
 /// Recognises the kind of every source; refuses the load naming every file it cannot take.
+/// The second half of the sources is recognised on another thread (a zip of 60,000 members
+/// spent a fifth of its load here); what is refused, and the error that stops it, are the
+/// same as one after the other.
 pub fn classify(
     sources: &[InputSource],
     max_record_bytes: u64,
 ) -> Result<Vec<&'static Dataset>, LoadError> {
+    let kinds_of = |half: &[InputSource]| -> Vec<_> {
+        (half.iter())
+            .map(|source| kind_of(source, max_record_bytes))
+            .collect()
+    };
+    let (first, second) = sources.split_at(sources.len() / 2);
+    let (mut found, rest) = std::thread::scope(|scope| {
+        let rest = scope.spawn(|| kinds_of(second));
+        (kinds_of(first), rest.join())
+    });
+    found.extend(rest.unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
     let mut kinds = Vec::new();
     let mut refusals = Vec::new();
-    for source in sources {
-        let kind = input::with_head_reader(source, max_record_bytes, |r| {
-            Ok(header_names(source, r).and_then(|headers| {
-                recognise(&headers)
-                    .map_err(|(line, reason)| FileRefusal::new(&source.name(), line, reason))
-            }))
-        })?;
-        match kind {
+    for kind in found {
+        match kind? {
             Ok(k) => kinds.push(k),
             Err(refusal) => refusals.push(refusal),
         }
@@ -226,6 +234,19 @@ pub fn classify(
     } else {
         Err(Refusals(refusals).into())
     }
+}
+
+/// The kind of one source, or why it is refused; an error that stops the load.
+fn kind_of(
+    source: &InputSource,
+    max_record_bytes: u64,
+) -> Result<Result<&'static Dataset, FileRefusal>, LoadError> {
+    input::with_head_reader(source, max_record_bytes, |r| {
+        Ok(header_names(source, r).and_then(|headers| {
+            recognise(&headers)
+                .map_err(|(line, reason)| FileRefusal::new(&source.name(), line, reason))
+        }))
+    })
 }
 
 /// A header name as compared with the catalogue: BOM, quotes and outer blanks stripped, lower

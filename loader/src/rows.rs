@@ -189,15 +189,17 @@ impl TableLoader {
         }
     }
 
+    /// Loads the rows of `source`, or of its bytes `already` read ahead.
     pub fn load_source(
         &mut self,
         source: &InputSource,
+        already: Option<input::ReadAhead>,
         sinks: &mut Sinks,
     ) -> Result<(), LoadError> {
         let name = source.name();
         self.keys.start_file(name.clone());
         self.files += 1;
-        input::with_reader(source, self.max_record_bytes, |reader| {
+        input::with_reader(source, already, self.max_record_bytes, |reader| {
             let mut opened = recognise::read_header(source, reader)?;
             let mapping = self.map_columns(&name, &opened.headers, sinks.report);
             let fields = opened.headers.len();

@@ -111,6 +111,34 @@ fn a_zip_member_whose_bytes_do_not_match_its_crc_is_refused_naming_it() {
     ]);
 }
 
+/// With other members, the members of a table are inflated ahead on another thread: the
+/// damaged one is refused with the same words and line as when it is alone.
+#[test]
+fn a_damaged_member_read_ahead_is_refused_as_when_read_alone() {
+    let s = Sandbox::new();
+    let zip_of = |names: &[&str]| {
+        let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        for name in names {
+            z.start_file(*name, opts).unwrap();
+            z.write_all(&sample_file(LA)).unwrap();
+        }
+        with_a_digit_changed(&z.finish().unwrap().into_inner())
+    };
+    let refusal = |names: &[&str]| {
+        let path = s.write("flipped.zip", zip_of(names));
+        let outcome = s.load(&["--allow-shrink", "--keep-first"], &[&path]);
+        let words = "flipped.zip!a.csv:";
+        let line = (outcome.run.stderr.lines())
+            .find(|l| l.contains(words) && l.contains("damaged"))
+            .map(str::to_string);
+        outcome.refused(&[]);
+        line.unwrap_or_else(|| panic!("no damage named:\n{}", outcome.run.stderr))
+    };
+    assert_eq!(refusal(&["a.csv", "b.csv", "c.csv"]), refusal(&["a.csv"]));
+}
+
 #[test]
 fn two_zip_members_of_one_name_are_refused() {
     let s = Sandbox::new();
