@@ -5,9 +5,11 @@
 //!
 //! 1. **inputs** (`input.rs`, `guard.rs`): the command line's files, folders and zips, opened
 //!    only if they are regular files, their bytes watched for records of no end;
-//! 2. **recognise** (`recognise.rs`): each file's kind from its header;
+//! 2. **recognise** (`recognise.rs`): each file's kind from its header (the second half of
+//!    the files on a thread of their own);
 //! 3. **read rows** (`rows.rs`, `cells.rs`, `keys.rs`, `runs.rs`): every cell checked against
-//!    its column's domain, rows completed, keys and ids, on this thread;
+//!    its column's domain, rows completed, keys and ids, on this thread, while `ahead.rs`
+//!    inflates a table's next small zip member on another;
 //! 4. **write** (`writer.rs`): SQLite inserts and indexes on a thread of its own, then the
 //!    derived tables and completions (`derived.rs`);
 //! 5. **swap** (`target.rs`): the new file, built beside the target under a name of its own,
