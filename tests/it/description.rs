@@ -99,17 +99,12 @@ fn the_fuzzer_finds_nothing_on_the_sample() {
 fn the_fuzzer_finds_nothing_on_the_real_files() {
     let Some(db) = real_db() else { return };
     let (real, sample) = (serve(db, &[]), sample_server());
-    let described = |s: &TestServer| {
-        let text = get(s, "/api/openapi.json").text();
-        text.replace(&s.addr.to_string(), "ADDRESS")
-    };
     assert_eq!(
-        described(&real),
-        described(sample),
+        description_text(&real),
+        description_text(sample),
         "coverage drawn from another text"
     );
-    let no_coverage = "\n[phases.coverage]\nenabled = false\n";
-    fuzz(&real, "10", no_coverage);
+    fuzz(&real, "10", NO_COVERAGE_PHASE);
 }
 
 #[test]

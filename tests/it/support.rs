@@ -447,6 +447,19 @@ include-path-regex = "/summary(\\.csv|\\.ndjson)?$"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
 "#;
 
+/// A `schemathesis.toml`'s text that turns its coverage phase off. That phase draws its
+/// requests (about 30,000 here) from the description alone, so running it on a second server
+/// with the same description (checked with [`description_text`]) repeats the same requests:
+/// minutes of CI for nothing the first run did not try.
+pub const NO_COVERAGE_PHASE: &str = "\n[phases.coverage]\nenabled = false\n";
+
+/// A server's OpenAPI description, its address replaced, so that two servers' texts are equal
+/// when they describe the same API.
+pub fn description_text(server: &TestServer) -> String {
+    let text = get(server, "/api/openapi.json").text();
+    text.replace(&server.addr.to_string(), "ADDRESS")
+}
+
 /// Schemathesis with all its checks on the description at `url` (no 5xx, no response that
 /// breaks it, no undocumented status, schema-valid requests accepted and invalid ones
 /// refused), but `exclude`, and with `config` (a `schemathesis.toml`'s text) for what a check
