@@ -3,7 +3,8 @@
 # installed into a scratch root, they load the bundled sample into a scratch folder (not the
 # repository), serve it, answer /readyz and the API, and stop with exit 0 on SIGTERM.
 #
-#   deploy/check-install.sh        (PORT=18470; CARGO_TARGET_DIR is reused when set)
+#   deploy/check-install.sh        (PORT=18470; CARGO_TARGET_DIR is reused when set;
+#                                   INSTALL_TARGET=<triple> installs that target's build)
 #
 # Needs: cargo, curl.
 set -euo pipefail
@@ -16,7 +17,8 @@ cleanup() { [ -z "$SERVER" ] || kill "$SERVER" 2> /dev/null || true; rm -rf "$DE
 trap cleanup EXIT
 fail() { echo "check-install.sh: $*" >&2; [ ! -f "$DEST/serve.log" ] || cat "$DEST/serve.log" >&2; exit 1; }
 
-cargo install --quiet --path "$ROOT" --locked --root "$DEST" ${CARGO_TARGET_DIR:+--target-dir "$CARGO_TARGET_DIR"}
+cargo install --quiet --path "$ROOT" --locked --root "$DEST" ${INSTALL_TARGET:+--target "$INSTALL_TARGET"} \
+    ${CARGO_TARGET_DIR:+--target-dir "$CARGO_TARGET_DIR"}
 INSTALLED=$(cd "$DEST/bin" && ls | tr '\n' ' ')
 [ "$INSTALLED" = "roadtraffic-load roadtraffic-serve " ] || fail "installed: $INSTALLED"
 
