@@ -4,7 +4,8 @@
 # repository), serve it, answer /readyz and the API, and stop with exit 0 on SIGTERM.
 #
 #   deploy/check-install.sh        (PORT=18470; CARGO_TARGET_DIR is reused when set;
-#                                   INSTALL_TARGET=<triple> installs that target's build)
+#                                   INSTALL_TARGET=<triple> installs that target's build,
+#                                   PROFILE=dev the dev profile's)
 #
 # Needs: cargo, curl.
 set -euo pipefail
@@ -17,7 +18,8 @@ cleanup() { [ -z "$SERVER" ] || kill "$SERVER" 2> /dev/null || true; rm -rf "$DE
 trap cleanup EXIT
 fail() { echo "check-install.sh: $*" >&2; [ ! -f "$DEST/serve.log" ] || cat "$DEST/serve.log" >&2; exit 1; }
 
-cargo install --quiet --path "$ROOT" --locked --root "$DEST" ${INSTALL_TARGET:+--target "$INSTALL_TARGET"} \
+cargo install --quiet --path "$ROOT" --locked --root "$DEST" --profile "${PROFILE:-release}" \
+    ${INSTALL_TARGET:+--target "$INSTALL_TARGET"} \
     ${CARGO_TARGET_DIR:+--target-dir "$CARGO_TARGET_DIR"}
 INSTALLED=$(cd "$DEST/bin" && ls | tr '\n' ' ')
 [ "$INSTALLED" = "roadtraffic-load roadtraffic-serve " ] || fail "installed: $INSTALLED"

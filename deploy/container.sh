@@ -10,7 +10,8 @@
 # release on the volume, its server answers /readyz, the API and /metrics from the read-only
 # volume, and exits 0 on SIGTERM.
 #
-#   deploy/container.sh            (IMAGE=roadtraffic:latest PORT=18480 KEEP_IMAGE=1 to keep it)
+#   deploy/container.sh            (IMAGE=roadtraffic:latest PORT=18480 KEEP_IMAGE=1 to keep it;
+#                                   PROFILE=dev builds its binaries with cargo's dev profile)
 #
 # Needs: rustup's x86_64-unknown-linux-musl target (added if missing), musl-gcc (Debian
 # musl-tools), podman, curl; root (for the namespaces and chroot).
@@ -21,6 +22,9 @@ TARGET=x86_64-unknown-linux-musl
 IMAGE=${IMAGE:-roadtraffic:latest}
 PORT=${PORT:-18480}
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+PROFILE=${PROFILE:-release}
+# Where cargo puts a profile's output: its name, but the dev profile's folder is "debug".
+OUT_DIR=$TARGET_DIR/$TARGET/$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")
 fail() { echo "container.sh: $*" >&2; exit 1; }
 
 rustup target list --installed | grep -x "$TARGET" > /dev/null || rustup target add "$TARGET" ||
@@ -31,7 +35,7 @@ command -v podman >/dev/null || fail "podman is missing (apt-get install podman)
 
 # --- The static binaries --------------------------------------------------------------------
 # Without debug information: the image's copies are stripped, so making it is time lost.
-(cd "$ROOT" && CARGO_PROFILE_RELEASE_DEBUG=0 cargo build --release --locked --target "$TARGET" \
+(cd "$ROOT" && CARGO_PROFILE_RELEASE_DEBUG=0 cargo build --profile "$PROFILE" --locked --target "$TARGET" \
     --bin roadtraffic-serve --bin roadtraffic-load)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/roadtraffic-container.XXXXXX")
 CID=
@@ -42,7 +46,7 @@ cleanup() {
 }
 trap cleanup EXIT
 for bin in roadtraffic-serve roadtraffic-load; do
-    cp "$TARGET_DIR/$TARGET/release/$bin" "$WORK/$bin"
+    cp "$OUT_DIR/$bin" "$WORK/$bin"
     strip "$WORK/$bin"
     ! readelf -d "$WORK/$bin" | grep NEEDED > /dev/null || fail "$bin links shared libraries"
 done
@@ -99,6 +103,6 @@ unshare --mount --pid --fork --mount-proc bash -euo pipefail -c '
     kill -TERM "$SERVER"
     wait "$SERVER" || { echo "the server exited $? on SIGTERM" >&2; cat "$WORK/server.log" >&2; exit 1; }
 '
-echo "container image $IMAGE ($SIZE, static $TARGET binaries on scratch, user 65534): built;"
+echo "container image $IMAGE ($SIZE, static $TARGET binaries of the $PROFILE profile on scratch, user 65534): built;"
 echo "from its file system, read-only, as its user: a release loaded, /readyz, the API,"
 echo "/metrics and a range of a Parquet download (kept in /downloads) answered, exit 0 on SIGTERM"
