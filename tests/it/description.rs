@@ -86,9 +86,116 @@ fn fuzz(server: &TestServer, seed: &str, more_config: &str) {
     );
 }
 
+/// On the sample, the coverage phase (the bounds and the wrong types of every parameter) runs
+/// on every operation but the listings' other forms and aliases: those take their JSON
+/// listing's parameters, read by the same code, and answer its tried values as it does
+/// ([`every_other_form_and_alias_answers_tried_values_as_its_json_listing`]). That phase's
+/// requests fell from 32,600 to 12,200 (212 s to 80 s of the fuzzer's CPU); its other phases
+/// still run on every operation.
 #[test]
 fn the_fuzzer_finds_nothing_on_the_sample() {
-    fuzz(sample_server(), "9", "");
+    let server = sample_server();
+    let paths: Vec<String> = (other_forms_and_aliases(&description(server)).into_iter())
+        .map(|(path, _)| format!("{path:?}"))
+        .collect();
+    let coverage_off = format!(
+        "\n[[operations]]\ninclude-path = [{}]\nphases.coverage.enabled = false\n",
+        paths.join(", ")
+    );
+    fuzz(server, "9", &coverage_off);
+}
+
+/// The endings of a listing's operations at its path, each with the ending of the operation
+/// in JSON that reads the same parameters.
+const ENDINGS: [(&str, &str); 10] = [
+    ("", ""),
+    (".csv", ""),
+    (".ndjson", ""),
+    (".geojson", ""),
+    (".parquet", ""),
+    ("/summary", "/summary"),
+    ("/summary.csv", "/summary"),
+    ("/summary.ndjson", "/summary"),
+    ("/facets", "/facets"),
+    ("/revisions", "/revisions"),
+];
+
+/// Each operation of the description that is a listing's other form or alias, with the
+/// operation in JSON at the dataset's own path that reads its parameters.
+fn other_forms_and_aliases(doc: &serde_json::Value) -> Vec<(String, String)> {
+    let paths = doc["paths"].as_object().unwrap().keys();
+    let pairs: Vec<(String, String)> = paths
+        .filter_map(|path| Some((path.clone(), json_listing_of(path)?)))
+        .filter(|(path, listing)| path != listing)
+        .collect();
+    pairs
+}
+
+fn json_listing_of(path: &str) -> Option<String> {
+    let rest = path.strip_prefix("/api")?;
+    let at_paths = roadtraffic_catalog::DATASETS
+        .iter()
+        .flat_map(|d| d.paths.iter().map(move |p| (d.paths[0], *p)));
+    at_paths.into_iter().find_map(|(own, at)| {
+        let ending = rest.strip_prefix(at)?;
+        let (_, json) = ENDINGS.iter().find(|(e, _)| *e == ending)?;
+        Some(format!("/api{own}{json}"))
+    })
+}
+
+fn parameter_names<'a>(doc: &'a serde_json::Value, path: &str) -> Vec<&'a str> {
+    let parameters = doc["paths"][path]["get"]["parameters"].as_array().unwrap();
+    parameters
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect()
+}
+
+/// Values like those the coverage phase tries, most of them wrong for most parameters.
+const TRIED_VALUES: [&str; 8] = [
+    "",
+    "x",
+    "-1",
+    "0",
+    "1.5",
+    "99999999999999999999",
+    "%FF",
+    "a,,b",
+];
+
+/// What the fuzzer's coverage phase leaves to this test on the sample: each other form and
+/// alias of a listing takes only parameters of its JSON listing, and answers each with each
+/// tried value as that listing does: the same status, and where it refuses, the same type
+/// and words.
+#[test]
+fn every_other_form_and_alias_answers_tried_values_as_its_json_listing() {
+    let server = sample_server();
+    let doc = description(server);
+    let pairs = other_forms_and_aliases(&doc);
+    assert!(pairs.len() >= 50, "{pairs:?}");
+    let mut listings = std::collections::HashMap::new();
+    let mut refused = 0;
+    for (path, listing) in &pairs {
+        let listed = parameter_names(&doc, listing);
+        for name in parameter_names(&doc, path) {
+            assert!(listed.contains(&name), "{path}: {name} is not {listing}'s");
+            let name = name.replace('[', "%5B").replace(']', "%5D");
+            for value in TRIED_VALUES {
+                let query = format!("?{name}={value}");
+                let asked = get(server, &format!("{path}{query}"));
+                let json = (listings.entry(format!("{listing}{query}")))
+                    .or_insert_with_key(|target| get(server, target));
+                assert_eq!(asked.status, json.status, "{path}{query}: {}", asked.text());
+                if json.status != 200 {
+                    refused += 1;
+                    let content_type = |r: &Reply| r.header("content-type").map(str::to_owned);
+                    assert_eq!(content_type(&asked), content_type(json), "{path}{query}");
+                    assert_eq!(asked.text(), json.text(), "{path}{query}");
+                }
+            }
+        }
+    }
+    assert!(refused > 1000, "{refused} refusals compared");
 }
 
 /// The real files' server is described exactly as the sample's (but its address), and the
@@ -100,8 +207,8 @@ fn the_fuzzer_finds_nothing_on_the_real_files() {
     let Some(db) = real_db() else { return };
     let (real, sample) = (serve(db, &[]), sample_server());
     assert_eq!(
-        description_text(&real),
-        description_text(sample),
+        description_text(&real, "/api/openapi.json"),
+        description_text(sample, "/api/openapi.json"),
         "coverage drawn from another text"
     );
     fuzz(&real, "10", NO_COVERAGE_PHASE);

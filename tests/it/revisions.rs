@@ -638,8 +638,10 @@ fn the_description_covers_releases_revisions_and_changes_since() {
     // Its text is the sample's but the kept releases offered as `since`, so the coverage phase
     // would repeat the sample's run (`description::the_fuzzer_finds_nothing_on_the_sample`);
     // the other phases draw from these releases and their data.
-    let mut three: Value = serde_json::from_str(&description_text(server())).unwrap();
-    let one: Value = serde_json::from_str(&description_text(sample_server())).unwrap();
+    let mut three: Value =
+        serde_json::from_str(&description_text(server(), "/api/openapi.json")).unwrap();
+    let one: Value =
+        serde_json::from_str(&description_text(sample_server(), "/api/openapi.json")).unwrap();
     let since = "/paths/~1api~1releases~1latest~1changes/get/parameters/0/schema/enum";
     *three.pointer_mut(since).unwrap() = one.pointer(since).unwrap().clone();
     assert_eq!(three, one, "coverage drawn from another text");

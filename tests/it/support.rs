@@ -453,10 +453,10 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401",
 /// minutes of CI for nothing the first run did not try.
 pub const NO_COVERAGE_PHASE: &str = "\n[phases.coverage]\nenabled = false\n";
 
-/// A server's OpenAPI description, its address replaced, so that two servers' texts are equal
-/// when they describe the same API.
-pub fn description_text(server: &TestServer) -> String {
-    let text = get(server, "/api/openapi.json").text();
+/// A server's OpenAPI description at `path` (`/api/openapi.json`, `/ogcapi/api`), its address
+/// replaced, so that two servers' texts are equal when they describe the same API.
+pub fn description_text(server: &TestServer, path: &str) -> String {
+    let text = get(server, path).text();
     text.replace(&server.addr.to_string(), "ADDRESS")
 }
 
