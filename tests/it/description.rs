@@ -124,13 +124,14 @@ const ENDINGS: [(&str, &str); 10] = [
 /// operation in JSON at the dataset's own path that reads its parameters.
 fn other_forms_and_aliases(doc: &serde_json::Value) -> Vec<(String, String)> {
     let paths = doc["paths"].as_object().unwrap().keys();
-    let pairs: Vec<(String, String)> = paths
+    paths
         .filter_map(|path| Some((path.clone(), json_listing_of(path)?)))
         .filter(|(path, listing)| path != listing)
-        .collect();
-    pairs
+        .collect()
 }
 
+/// The operation in JSON at its dataset's own path that reads the parameters of the listing
+/// operation at `path` (itself, when it is that operation); `None` when `path` is no listing's.
 fn json_listing_of(path: &str) -> Option<String> {
     let rest = path.strip_prefix("/api")?;
     let at_paths = roadtraffic_catalog::DATASETS
