@@ -34,7 +34,8 @@ command -v podman >/dev/null || fail "podman is missing (apt-get install podman)
 [ "$(id -u)" -eq 0 ] || fail "run as root: the check uses mount namespaces and chroot"
 
 # --- The static binaries --------------------------------------------------------------------
-# Without debug information: the image's copies are stripped, so making it is time lost.
+# The release profile without debug information: the image's copies are stripped, so making
+# it is time lost (the dev profile keeps its line tables only, for our crates).
 (cd "$ROOT" && CARGO_PROFILE_RELEASE_DEBUG=0 cargo build --profile "$PROFILE" --locked --target "$TARGET" \
     --bin roadtraffic-serve --bin roadtraffic-load)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/roadtraffic-container.XXXXXX")
